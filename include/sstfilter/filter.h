@@ -1,0 +1,146 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Building and reading filters. Every filter goes through three steps:
+//
+//   FilterSpec --NewFilterBuilder--> FilterBuilder: (AddKey | AddHash)* Finish
+//   bytes      --FilterReader::Open--> FilterReader: MayMatch*
+//
+//   sstfilter::FilterSpec spec;
+//   sstfilter::Status s = sstfilter::ParseFilterSpec("blocked_bloom:10", &spec);
+//   std::unique_ptr<sstfilter::FilterBuilder> builder;
+//   if (s.ok()) s = sstfilter::NewFilterBuilder(spec, &builder);
+//   builder->AddKey("apple");
+//   builder->AddKey("banana");
+//   std::string bytes;
+//   builder->Finish(&bytes);                 // appends; builder is empty again
+//   sstfilter::FilterReader reader = sstfilter::FilterReader::Open(bytes);
+//   reader.MayMatch("apple");                // true: no false negatives
+//   reader.MayMatch("cherry");               // false, except with P ~ FPR
+//
+// The bytes are self-describing (docs/FORMAT.md): a reader learns the kind,
+// format version and parameters from the filter's trailer, so one reader
+// reads every kind. Bytes that are empty, truncated, corrupt, of an unknown
+// kind or version read as a filter that matches every key ("may match").
+
+#ifndef SSTFILTER_FILTER_H_
+#define SSTFILTER_FILTER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sstfilter/spec.h"
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+
+// The name of the sstfilter format family, for engines that store a filter
+// under its policy's name (RocksDB's CompatibilityName(), LevelDB's Name()).
+// Every kind shares it: the format tells kinds apart. It changes only if a
+// reader of this family could ever return a false negative on new bytes.
+inline constexpr const char kFamilyName[] = "sstfilter.v1";
+
+// Accumulates the hashes of a set of keys, then encodes a filter for them.
+//
+// Grammar of calls: ((AddKey | AddHash)* Finish)*  -- a builder is reusable.
+// Keys may arrive in any order, repeated, and empty. A builder is not
+// thread-safe; use one per thread.
+class FilterBuilder {
+ public:
+  virtual ~FilterBuilder();
+
+  FilterBuilder(const FilterBuilder&) = delete;
+  FilterBuilder& operator=(const FilterBuilder&) = delete;
+
+  // Adds Hash64(key, spec().seed).
+  void AddKey(std::string_view key);
+  // Adds a hash computed by the caller. REQUIRES: hash == Hash64(key,
+  // spec().seed) for the key it stands for, or MayMatch(key) may miss.
+  virtual void AddHash(uint64_t hash) = 0;
+
+  // Number of hashes added since the last Finish, not counting a hash that
+  // repeats the one added just before it. An upper bound on distinct keys.
+  virtual size_t NumEntries() const = 0;
+
+  // Appends the filter for every hash added since the last Finish to *dst,
+  // never touching the bytes already in *dst, then empties the builder
+  // (keeping its memory for reuse).
+  virtual void Finish(std::string* dst) = 0;
+
+  // Bytes Finish would append for `num_entries` distinct entries.
+  virtual size_t FilterSize(size_t num_entries) const = 0;
+  // The largest number of entries whose filter fits in `bytes`
+  // (0 if none does); the inverse of FilterSize.
+  virtual size_t MaxEntriesForSize(size_t bytes) const;
+
+  const FilterSpec& spec() const { return spec_; }
+
+ protected:
+  explicit FilterBuilder(const FilterSpec& spec) : spec_(spec) {}
+
+ private:
+  const FilterSpec spec_;
+};
+
+// Makes a builder for `spec`. On error (spec.Validate() fails) *out is
+// unchanged and the Status names the problem.
+Status NewFilterBuilder(const FilterSpec& spec,
+                        std::unique_ptr<FilterBuilder>* out);
+
+// A read-only view over the bytes of one filter. Small, copyable, and it
+// never allocates. The bytes must outlive the reader and stay unchanged.
+// All methods are const and safe to call from many threads at once.
+class FilterReader {
+ public:
+  // A reader that matches every key.
+  FilterReader() = default;
+
+  // Validates the trailer and sizes of `filter` (without reading the
+  // payload) and returns a reader over it. Anything it does not understand
+  // gives a reader that matches every key; Open never fails otherwise.
+  static FilterReader Open(std::string_view filter);
+
+  // False only if `key` was certainly not added.
+  bool MayMatch(std::string_view key) const;
+  // The same for a key whose Hash64(key, seed()) the caller computed.
+  bool MayMatchHash(uint64_t hash) const;
+
+  // Batched forms: results[i] = MayMatch(keys[i]). They prefetch the memory
+  // of all probes before testing any; prefer them for many keys.
+  void MayMatch(size_t n, const std::string_view* keys, bool* results) const;
+  void MayMatchHashes(size_t n, const uint64_t* hashes, bool* results) const;
+
+  // What Open found. kind() is the encoded kind (kEmpty for a filter of no
+  // keys); for bytes it could not read, valid() is false and kind() kEmpty.
+  bool valid() const { return mode_ != Mode::kAlwaysMatch; }
+  FilterKind kind() const { return kind_; }
+  uint64_t seed() const { return seed_; }
+  // Bytes of the payload (the filter without its trailer).
+  size_t payload_size() const { return payload_size_; }
+
+ private:
+  // How MayMatchHash answers; one branch per query.
+  enum class Mode : uint8_t {
+    kAlwaysMatch, kNeverMatch, kBloom, kBlockedBloom, kCuckoo, kCountingBloom,
+    kDynamicCuckoo,
+  };
+
+  Mode mode_ = Mode::kAlwaysMatch;
+  FilterKind kind_ = FilterKind::kEmpty;
+  const uint8_t* data_ = nullptr;  // payload
+  size_t payload_size_ = 0;
+  uint64_t seed_ = 0;
+  // Kind-specific, set by Open from the trailer (see policy/format.h):
+  // bloom: p1_ = bits, p2_ = probes; blocked: p1_ = blocks, p2_ = probes;
+  // cuckoo forms: p1_ = buckets, p2_ = fingerprint bits, p3_ = flags.
+  uint64_t p1_ = 0;
+  uint32_t p2_ = 0;
+  uint32_t p3_ = 0;
+};
+
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_FILTER_H_

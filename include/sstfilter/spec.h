@@ -1,0 +1,71 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// FilterSpec: which filter to build and how large, parsed from a short string.
+//
+//   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> [":seed=" <u64>]
+//   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo"
+//
+// bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
+// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Examples:
+//   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
+//
+// Parsing never throws; a bad string yields an InvalidArgument Status whose
+// message quotes the string and names the problem.
+
+#ifndef SSTFILTER_SPEC_H_
+#define SSTFILTER_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+
+// The kind byte of the binary format (docs/FORMAT.md). Values never change
+// meaning once released; new kinds take new values.
+enum class FilterKind : uint8_t {
+  kEmpty = 0,          // zero keys: never matches
+  kBloom = 1,          // standard Bloom, k probes over m bits
+  kBlockedBloom = 2,   // all k probes of a key in one 64-byte block
+  kCuckoo = 3,         // static cuckoo filter, 4-slot buckets
+  kCountingBloom = 4,  // serialized counting Bloom (mutable form)
+  kDynamicCuckoo = 5,  // serialized dynamic cuckoo (mutable form)
+};
+
+// "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
+// "dynamic_cuckoo", or "unknown".
+const char* FilterKindName(FilterKind kind);
+
+struct FilterSpec {
+  FilterKind kind = FilterKind::kBlockedBloom;
+  double bits_per_key = 10.0;
+  // Seed of Hash64 for every key of filters built from this spec; stored in
+  // the filter, so readers need not know it.
+  uint64_t seed = 0;
+
+  // The canonical string, which ParseFilterSpec maps back to an equal spec:
+  // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7". No prefix.
+  std::string ToString() const;
+  // OK if a builder can be made from this spec: a buildable kind and
+  // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)].
+  Status Validate() const;
+
+  bool operator==(const FilterSpec& o) const {
+    return kind == o.kind && bits_per_key == o.bits_per_key && seed == o.seed;
+  }
+  bool operator!=(const FilterSpec& o) const { return !(*this == o); }
+};
+
+// Range of bits_per_key a builder of `kind` accepts. Both are 0 for kinds
+// that no builder makes (kEmpty and the mutable forms).
+double MinBitsPerKey(FilterKind kind);
+double MaxBitsPerKey(FilterKind kind);
+
+// Parses `text` (grammar above) into *spec. On error *spec is unchanged.
+Status ParseFilterSpec(std::string_view text, FilterSpec* spec);
+
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_SPEC_H_

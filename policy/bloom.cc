@@ -1,0 +1,101 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Builders of the two Bloom kinds. The hot code is in bloom_impl.h.
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "policy/bloom_impl.h"
+#include "policy/builders.h"
+#include "policy/format.h"
+
+namespace sstfilter {
+namespace internal {
+
+KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n) {
+  KindPlan plan;
+  FilterParams& p = plan.params;
+  p.num_keys = n;
+  p.bits_per_key = spec.bits_per_key;
+  if (n == 0) {
+    p.kind = FilterKind::kEmpty;
+    return plan;
+  }
+  // n * bits_per_key stays exact in a double far beyond any real n (2^53).
+  const double bits = std::ceil(static_cast<double>(n) * spec.bits_per_key);
+  const uint64_t standard_bytes =
+      std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bits / 8)));
+  if (spec.kind == FilterKind::kBlockedBloom &&
+      standard_bytes >= kMinBlockedPayload) {
+    const uint64_t blocks = static_cast<uint64_t>(
+        std::ceil(bits / (8.0 * BlockedBloomImpl::kBlockBytes)));
+    p.kind = FilterKind::kBlockedBloom;
+    p.num_probes = BlockedBloomProbes(spec.bits_per_key);
+    plan.payload_bytes = blocks * BlockedBloomImpl::kBlockBytes;
+    p.expected_fpr = BlockedBloomFpr(
+        8.0 * static_cast<double>(plan.payload_bytes) / n, p.num_probes);
+  } else {
+    p.kind = FilterKind::kBloom;
+    p.num_probes = StandardBloomProbes(spec.bits_per_key);
+    plan.payload_bytes = standard_bytes;
+    p.expected_fpr = StandardBloomFpr(
+        8.0 * static_cast<double>(standard_bytes) / n, p.num_probes);
+  }
+  plan.kind_params_size = 1;  // num_probes
+  return plan;
+}
+
+void AppendBloomFamilyFilter(const FilterSpec& spec,
+                             const std::vector<uint64_t>& hashes,
+                             std::string* dst) {
+  const KindPlan plan = PlanBloomFamily(spec, hashes.size());
+  const FilterParams& p = plan.params;
+  const uint64_t payload = plan.payload_bytes;
+  if (p.kind == FilterKind::kEmpty) {
+    AppendEmptyFilter(spec.seed, dst);
+    return;
+  }
+  const size_t start = dst->size();
+  dst->resize(start + payload);  // zero-filled
+  uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+  if (p.kind == FilterKind::kBlockedBloom) {
+    const uint64_t blocks = payload / BlockedBloomImpl::kBlockBytes;
+    for (uint64_t h : hashes) {
+      BlockedBloomImpl::Add(h, data, blocks, p.num_probes);
+    }
+  } else {
+    const uint64_t bits = payload * 8;
+    for (uint64_t h : hashes) {
+      StandardBloomImpl::Add(h, data, bits, p.num_probes);
+    }
+  }
+  Trailer t;
+  t.kind = p.kind;
+  t.payload_size = payload;
+  t.seed = spec.seed;
+  t.params[0] = static_cast<uint8_t>(p.num_probes);
+  t.params_size = 1;
+  AppendTrailer(t, dst);
+}
+
+namespace {
+
+class BloomFamilyBuilder final : public HashListBuilder {
+ public:
+  explicit BloomFamilyBuilder(const FilterSpec& spec) : HashListBuilder(spec) {}
+
+  void Finish(std::string* dst) override {
+    AppendBloomFamilyFilter(spec(), hashes_, dst);
+    hashes_.clear();
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec) {
+  return std::make_unique<BloomFamilyBuilder>(spec);
+}
+
+}  // namespace internal
+}  // namespace sstfilter

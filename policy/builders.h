@@ -1,0 +1,71 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Internal: what each kind's builder will write (its plan), and the
+// factories NewFilterBuilder dispatches to.
+
+#ifndef SSTFILTER_POLICY_BUILDERS_H_
+#define SSTFILTER_POLICY_BUILDERS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/params.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+namespace internal {
+
+// Filters whose standard-Bloom payload would be smaller than this are
+// written as standard Bloom even for blocked_bloom specs: at that size every
+// probe is in a few cache lines anyway, and the standard form is both more
+// accurate and free of the blocked form's rounding to whole 64-byte blocks
+// (LevelDB writes filters of ~36 keys, ~45 bytes).
+inline constexpr uint64_t kMinBlockedPayload = 1024;
+
+// The parameters of the filter a builder for `spec` writes for `n` distinct
+// keys: the kind actually written, payload and total sizes, expected FPR.
+// REQUIRES: spec.Validate().ok().
+FilterParams PlanFilter(const FilterSpec& spec, uint64_t n);
+
+// A kind's part of PlanFilter: everything but params.filter_bytes, which
+// PlanFilter adds up from the payload and the trailer.
+struct KindPlan {
+  FilterParams params;
+  uint64_t payload_bytes = 0;
+  size_t kind_params_size = 0;  // bytes of kind params in the trailer
+};
+KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n);
+
+// Appends a zero-key filter ("never matches") carrying `seed`.
+void AppendEmptyFilter(uint64_t seed, std::string* dst);
+
+// Appends a Bloom-family filter (kind per PlanBloomFamily) for `hashes`.
+void AppendBloomFamilyFilter(const FilterSpec& spec,
+                             const std::vector<uint64_t>& hashes,
+                             std::string* dst);
+
+// A builder that keeps the added hashes, dropping a hash equal to the one
+// added just before it (RocksDB and LevelDB repeat keys back to back).
+class HashListBuilder : public FilterBuilder {
+ public:
+  void AddHash(uint64_t hash) override {
+    if (!hashes_.empty() && hashes_.back() == hash) return;
+    hashes_.push_back(hash);
+  }
+  size_t NumEntries() const override { return hashes_.size(); }
+  size_t FilterSize(size_t num_entries) const override;
+
+ protected:
+  explicit HashListBuilder(const FilterSpec& spec) : FilterBuilder(spec) {}
+  std::vector<uint64_t> hashes_;
+};
+
+std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
+
+}  // namespace internal
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_POLICY_BUILDERS_H_

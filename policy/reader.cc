@@ -1,0 +1,148 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// FilterReader: one reader for every kind. Open validates the trailer and
+// the sizes it implies, then MayMatchHash dispatches on a mode byte. Any
+// inconsistency leaves the reader in kAlwaysMatch: a damaged filter costs
+// reads, never a false negative.
+
+#include <algorithm>
+
+#include "policy/bloom_impl.h"
+#include "policy/format.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/hash.h"
+
+namespace sstfilter {
+
+using internal::BlockedBloomImpl;
+using internal::StandardBloomImpl;
+
+namespace {
+// Largest probe count a reader accepts; builders write at most 30.
+constexpr uint8_t kMaxProbes = 32;
+// Keys hashed per round of the batched query: enough to overlap many cache
+// misses, small enough for the stack.
+constexpr size_t kBatch = 32;
+}  // namespace
+
+FilterReader FilterReader::Open(std::string_view filter) {
+  FilterReader r;  // matches everything until proven readable
+  internal::Trailer t;
+  const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
+  if (!internal::ParseTrailer(data, filter.size(), &t)) return r;
+  FilterReader ok;
+  ok.kind_ = t.kind;
+  ok.data_ = data;
+  ok.payload_size_ = t.payload_size;
+  ok.seed_ = t.seed;
+  switch (t.kind) {
+    case FilterKind::kEmpty:
+      if (t.params_size != 0 || t.payload_size != 0) return r;
+      ok.mode_ = Mode::kNeverMatch;
+      return ok;
+    case FilterKind::kBloom:
+      // params: u8 num_probes. Payload: at least one byte, all bits used.
+      if (t.params_size != 1 || t.params[0] == 0 || t.params[0] > kMaxProbes ||
+          t.payload_size == 0 || t.payload_size > (uint64_t{1} << 60)) {
+        return r;
+      }
+      ok.mode_ = Mode::kBloom;
+      ok.p1_ = t.payload_size * 8;
+      ok.p2_ = t.params[0];
+      return ok;
+    case FilterKind::kBlockedBloom:
+      // params: u8 num_probes. Payload: whole 64-byte blocks, at least one.
+      if (t.params_size != 1 || t.params[0] == 0 || t.params[0] > kMaxProbes ||
+          t.payload_size == 0 ||
+          t.payload_size % BlockedBloomImpl::kBlockBytes != 0) {
+        return r;
+      }
+      ok.mode_ = Mode::kBlockedBloom;
+      ok.p1_ = t.payload_size / BlockedBloomImpl::kBlockBytes;
+      ok.p2_ = t.params[0];
+      return ok;
+    default:
+      return r;  // a kind this version cannot read
+  }
+}
+
+bool FilterReader::MayMatch(std::string_view key) const {
+  switch (mode_) {
+    case Mode::kAlwaysMatch:
+      return true;
+    case Mode::kNeverMatch:
+      return false;
+    default:
+      return MayMatchHash(Hash64(key, seed_));
+  }
+}
+
+bool FilterReader::MayMatchHash(uint64_t hash) const {
+  switch (mode_) {
+    case Mode::kNeverMatch:
+      return false;
+    case Mode::kBloom:
+      return StandardBloomImpl::MayMatch(hash, data_, p1_,
+                                         static_cast<int>(p2_));
+    case Mode::kBlockedBloom:
+      return BlockedBloomImpl::MayMatch(hash, data_, p1_,
+                                        static_cast<int>(p2_));
+    default:
+      return true;
+  }
+}
+
+void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
+                                  bool* results) const {
+  switch (mode_) {
+    case Mode::kBlockedBloom: {
+      const int k = static_cast<int>(p2_);
+      for (size_t i = 0; i < n; i += kBatch) {
+        const size_t m = std::min(kBatch, n - i);
+        const uint8_t* blocks[kBatch];
+        for (size_t j = 0; j < m; j++) {
+          blocks[j] = BlockedBloomImpl::Block(hashes[i + j], data_, p1_);
+          // The payload need not be 64-byte aligned: a block may span two
+          // cache lines, so fetch both ends.
+          internal::PrefetchRead(blocks[j]);
+          internal::PrefetchRead(blocks[j] + BlockedBloomImpl::kBlockBytes - 1);
+        }
+        for (size_t j = 0; j < m; j++) {
+          results[i + j] =
+              BlockedBloomImpl::MayMatchInBlock(hashes[i + j], blocks[j], k);
+        }
+      }
+      return;
+    }
+    case Mode::kBloom:
+      for (size_t i = 0; i < n; i += kBatch) {
+        const size_t m = std::min(kBatch, n - i);
+        for (size_t j = 0; j < m; j++) {
+          StandardBloomImpl::Prefetch(hashes[i + j], data_, p1_);
+        }
+        for (size_t j = 0; j < m; j++) {
+          results[i + j] = MayMatchHash(hashes[i + j]);
+        }
+      }
+      return;
+    default:
+      for (size_t i = 0; i < n; i++) results[i] = MayMatchHash(hashes[i]);
+      return;
+  }
+}
+
+void FilterReader::MayMatch(size_t n, const std::string_view* keys,
+                            bool* results) const {
+  if (mode_ == Mode::kAlwaysMatch || mode_ == Mode::kNeverMatch) {
+    std::fill(results, results + n, mode_ == Mode::kAlwaysMatch);
+    return;
+  }
+  uint64_t hashes[kBatch];
+  for (size_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min(kBatch, n - i);
+    for (size_t j = 0; j < m; j++) hashes[j] = Hash64(keys[i + j], seed_);
+    MayMatchHashes(m, hashes, results + i);
+  }
+}
+
+}  // namespace sstfilter

@@ -1,0 +1,189 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Behaviour every filter kind shares: no false negatives, FPR under a
+// ceiling (fixed keys, so never flaky), neighbour keys, reuse, batches.
+
+#include <algorithm>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/params.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using test::AbsentKey;
+using test::Key;
+using test::NeighbourKey;
+
+class FilterTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  FilterSpec spec() const { return test::MustParse(GetParam()); }
+
+  // Ceiling for a measured FPR: 1.3x the expected value plus 0.1 point of
+  // slack for sampling noise (100k probes: sigma ~0.03 points at 1%).
+  double Ceiling(uint64_t n) const {
+    FilterParams p;
+    EXPECT_TRUE(ParamsForSpec(spec(), n, &p).ok());
+    return 1.3 * p.expected_fpr + 0.001;
+  }
+};
+
+TEST_P(FilterTest, NoFalseNegatives) {
+  for (uint64_t n : {0, 1, 2, 10, 1000, 100000, 1000000}) {
+    const std::string bytes = test::BuildFilter(spec(), n);
+    const FilterReader r = FilterReader::Open(bytes);
+    ASSERT_TRUE(r.valid()) << "n=" << n;
+    for (uint64_t i = 0; i < n; i++) {
+      ASSERT_TRUE(r.MayMatch(Key(i))) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+TEST_P(FilterTest, EmptyFilterNeverMatches) {
+  const std::string bytes = test::BuildFilter(spec(), 0);
+  EXPECT_LE(bytes.size(), 8u);
+  const FilterReader r = FilterReader::Open(bytes);
+  EXPECT_TRUE(r.valid());
+  EXPECT_EQ(r.kind(), FilterKind::kEmpty);
+  EXPECT_FALSE(r.MayMatch(""));
+  EXPECT_FALSE(r.MayMatch(Key(0)));
+}
+
+TEST_P(FilterTest, FalsePositiveRateUnderCeiling) {
+  for (uint64_t n : {1000, 100000}) {
+    const std::string bytes = test::BuildFilter(spec(), n);
+    const FilterReader r = FilterReader::Open(bytes);
+    const int kProbes = 100000;
+    int far = 0, neighbour = 0;
+    for (int i = 0; i < kProbes; i++) {
+      far += r.MayMatch(AbsentKey(i));
+      neighbour += r.MayMatch(NeighbourKey(i % n));
+    }
+    const double ceiling = Ceiling(n);
+    EXPECT_LE(far / double(kProbes), ceiling) << "n=" << n;
+    EXPECT_LE(neighbour / double(kProbes), ceiling) << "n=" << n;
+    // ~100 to ~1000 false positives are expected; none at all would mean
+    // the probes never reach the filter (or the keys are not what we think).
+    EXPECT_GT(far, 0) << "n=" << n << ": no false positive in 100k probes";
+  }
+}
+
+TEST_P(FilterTest, SizeMatchesPrediction) {
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(spec(), &b).ok());
+  for (uint64_t n : {0, 1, 7, 36, 100, 5000, 123457}) {
+    for (uint64_t i = 0; i < n; i++) b->AddKey(Key(i));
+    EXPECT_EQ(b->NumEntries(), n);
+    std::string out;
+    b->Finish(&out);
+    EXPECT_EQ(out.size(), b->FilterSize(n)) << "n=" << n;
+    if (n > 0) {
+      const size_t max_n = b->MaxEntriesForSize(out.size());
+      EXPECT_GE(max_n, n);
+      EXPECT_LE(b->FilterSize(max_n), out.size());
+      EXPECT_GT(b->FilterSize(max_n + 1), out.size());
+    }
+  }
+}
+
+TEST_P(FilterTest, BuilderReuseAppendsAndResets) {
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(spec(), &b).ok());
+  std::string dst = "prefix";
+  for (int i = 0; i < 100; i++) b->AddKey(Key(i));
+  b->Finish(&dst);
+  const size_t first_end = dst.size();
+  EXPECT_EQ(dst.substr(0, 6), "prefix");
+  EXPECT_EQ(b->NumEntries(), 0u);
+  for (int i = 100; i < 300; i++) b->AddKey(Key(i));
+  b->Finish(&dst);
+  const FilterReader r1 =
+      FilterReader::Open(std::string_view(dst).substr(6, first_end - 6));
+  const FilterReader r2 =
+      FilterReader::Open(std::string_view(dst).substr(first_end));
+  ASSERT_TRUE(r1.valid());
+  ASSERT_TRUE(r2.valid());
+  for (int i = 0; i < 100; i++) EXPECT_TRUE(r1.MayMatch(Key(i)));
+  for (int i = 100; i < 300; i++) EXPECT_TRUE(r2.MayMatch(Key(i)));
+  // The second filter must not contain the first batch's keys.
+  int hits = 0;
+  for (int i = 0; i < 100; i++) hits += r2.MayMatch(Key(i));
+  EXPECT_LT(hits, 10);
+}
+
+TEST_P(FilterTest, DuplicatesEmptyAndUnorderedKeys) {
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(spec(), &b).ok());
+  for (int rep = 0; rep < 1000; rep++) b->AddKey("same");
+  b->AddKey("");
+  for (int i = 500; i-- > 0;) b->AddKey(Key(i));  // descending
+  for (int i = 0; i < 500; i += 3) b->AddKey(Key(i));  // repeats
+  std::string out;
+  b->Finish(&out);
+  const FilterReader r = FilterReader::Open(out);
+  ASSERT_TRUE(r.valid());
+  EXPECT_TRUE(r.MayMatch("same"));
+  EXPECT_TRUE(r.MayMatch(""));
+  for (int i = 0; i < 500; i++) EXPECT_TRUE(r.MayMatch(Key(i)));
+}
+
+TEST_P(FilterTest, BatchedMatchesSingle) {
+  const uint64_t n = 20000;
+  const std::string bytes = test::BuildFilter(spec(), n);
+  const FilterReader r = FilterReader::Open(bytes);
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < 1000; i++) {
+    keys.push_back(Key(i * 7));
+    keys.push_back(AbsentKey(i));
+  }
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::unique_ptr<bool[]> batched(new bool[views.size()]);
+  r.MayMatch(views.size(), views.data(), batched.get());
+  for (size_t i = 0; i < views.size(); i++) {
+    EXPECT_EQ(batched[i], r.MayMatch(views[i])) << views[i];
+  }
+}
+
+TEST_P(FilterTest, SeedIsStoredAndUsed) {
+  FilterSpec seeded = spec();
+  seeded.seed = 0xfeedface;
+  const std::string a = test::BuildFilter(spec(), 1000);
+  const std::string b = test::BuildFilter(seeded, 1000);
+  EXPECT_NE(a, b);
+  const FilterReader r = FilterReader::Open(b);
+  ASSERT_TRUE(r.valid());
+  EXPECT_EQ(r.seed(), 0xfeedfaceu);
+  for (int i = 0; i < 1000; i++) EXPECT_TRUE(r.MayMatch(Key(i)));
+}
+
+TEST_P(FilterTest, ManyThreadsShareOneReader) {
+  const uint64_t n = 50000;
+  const std::string bytes = test::BuildFilter(spec(), n);
+  const FilterReader r = FilterReader::Open(bytes);
+  std::vector<std::thread> threads;
+  std::vector<int> misses(4, 0);
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([&, t] {
+      for (uint64_t i = t; i < n; i += 4) misses[t] += !r.MayMatch(Key(i));
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int m : misses) EXPECT_EQ(m, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, FilterTest,
+                         ::testing::ValuesIn(test::AllKindSpecs()),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           std::replace_if(
+                               name.begin(), name.end(),
+                               [](char c) { return !isalnum(c); }, '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace sstfilter

@@ -1,0 +1,120 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+
+#include "sstfilter/spec.h"
+
+#include <gtest/gtest.h>
+
+#include "sstfilter/filter.h"
+
+namespace sstfilter {
+namespace {
+
+TEST(SpecTest, ParsesGoodSpecs) {
+  struct Case {
+    const char* text;
+    FilterKind kind;
+    double bits;
+    uint64_t seed;
+  } cases[] = {
+      {"bloom:10", FilterKind::kBloom, 10, 0},
+      {"blocked_bloom:9.5", FilterKind::kBlockedBloom, 9.5, 0},
+      {"sstfilter.bloom:10", FilterKind::kBloom, 10, 0},
+      {"cuckoo:12", FilterKind::kCuckoo, 12, 0},
+      {"bloom:1", FilterKind::kBloom, 1, 0},
+      {"bloom:64", FilterKind::kBloom, 64, 0},
+      {"bloom:10:seed=7", FilterKind::kBloom, 10, 7},
+      {"blocked_bloom:0012.250", FilterKind::kBlockedBloom, 12.25, 0},
+  };
+  for (const Case& c : cases) {
+    FilterSpec spec;
+    Status s = ParseFilterSpec(c.text, &spec);
+    ASSERT_TRUE(s.ok()) << c.text << ": " << s.ToString();
+    EXPECT_EQ(spec.kind, c.kind) << c.text;
+    EXPECT_EQ(spec.bits_per_key, c.bits) << c.text;
+    EXPECT_EQ(spec.seed, c.seed) << c.text;
+  }
+}
+
+TEST(SpecTest, RejectsBadSpecsNamingTheProblem) {
+  struct Case {
+    const char* text;
+    const char* must_mention;
+  } cases[] = {
+      {"bloom:-3", "[1, 64]"},
+      {"bloom:abc", "not a decimal number"},
+      {"bloom:", "not a decimal number"},
+      {"bloom", "expected <kind>:<bits_per_key>"},
+      {"", "expected <kind>:<bits_per_key>"},
+      {"unknown:10", "unknown filter kind \"unknown\""},
+      {"sstfilter.unknown:10", "unknown filter kind"},
+      {"bloom:1e9", "not a decimal number"},
+      {"bloom:1000000000", "got 1e+09"},
+      {"bloom:0", "got 0"},
+      {"bloom:0.5", "got 0.5"},
+      {"bloom:nan", "not a decimal number"},
+      {"bloom:inf", "not a decimal number"},
+      {"bloom: 10", "not a decimal number"},
+      {"bloom:10 ", "not a decimal number"},
+      {"bloom:10:", "only \":seed=<n>\""},
+      {"bloom:10:seed=", "seed"},
+      {"bloom:10:seed=-1", "seed"},
+      {"bloom:10:seed=99999999999999999999", "seed"},
+      {"cuckoo:2", "cuckoo bits per key"},
+      {"empty:10", "unknown filter kind"},
+      {"counting_bloom:10", "unknown filter kind"},
+      {"Bloom:10", "unknown filter kind"},
+  };
+  for (const Case& c : cases) {
+    FilterSpec spec;
+    spec.bits_per_key = 42;
+    Status s = ParseFilterSpec(c.text, &spec);
+    EXPECT_FALSE(s.ok()) << c.text;
+    EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << c.text;
+    EXPECT_NE(s.message().find(c.must_mention), std::string::npos)
+        << c.text << " -> " << s.message();
+    // The message quotes the input so a user can find it in a config.
+    EXPECT_NE(s.message().find(std::string("\"") + c.text + "\""),
+              std::string::npos)
+        << s.message();
+    EXPECT_EQ(spec.bits_per_key, 42) << "spec changed on error: " << c.text;
+  }
+}
+
+TEST(SpecTest, ToStringRoundTrips) {
+  for (const char* text :
+       {"bloom:10", "blocked_bloom:9.5", "cuckoo:12", "bloom:10:seed=7",
+        "blocked_bloom:0.1:seed=1", "bloom:33.333"}) {
+    FilterSpec spec;
+    Status s = ParseFilterSpec(text, &spec);
+    if (!s.ok()) continue;  // 0.1 is out of range: covered elsewhere
+    EXPECT_EQ(spec.ToString(), text);
+    FilterSpec again;
+    ASSERT_TRUE(ParseFilterSpec(spec.ToString(), &again).ok());
+    EXPECT_EQ(again, spec);
+  }
+}
+
+TEST(SpecTest, ValidateAndBuilderRejectHandMadeSpecs) {
+  FilterSpec spec;
+  spec.kind = FilterKind::kBloom;
+  spec.bits_per_key = -1;
+  std::unique_ptr<FilterBuilder> b;
+  Status s = NewFilterBuilder(spec, &b);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(b, nullptr);
+  spec.kind = static_cast<FilterKind>(77);
+  spec.bits_per_key = 10;
+  EXPECT_FALSE(spec.Validate().ok());
+  spec.kind = FilterKind::kEmpty;
+  EXPECT_FALSE(NewFilterBuilder(spec, &b).ok());
+}
+
+TEST(SpecTest, KindNames) {
+  EXPECT_STREQ(FilterKindName(FilterKind::kBloom), "bloom");
+  EXPECT_STREQ(FilterKindName(FilterKind::kBlockedBloom), "blocked_bloom");
+  EXPECT_STREQ(FilterKindName(FilterKind::kCuckoo), "cuckoo");
+  EXPECT_STREQ(FilterKindName(static_cast<FilterKind>(99)), "unknown");
+}
+
+}  // namespace
+}  // namespace sstfilter
