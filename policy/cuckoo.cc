@@ -185,12 +185,19 @@ class CuckooBuilder final : public HashListBuilder {
  public:
   explicit CuckooBuilder(const FilterSpec& spec) : HashListBuilder(spec) {}
 
-  // Drops a hash equal to one of the last distinct hashes that share its top
-  // 6 bits (a direct-mapped cache of 64): engines repeat keys and prefixes
-  // close together, and a cuckoo table must be sized for distinct keys. A
-  // repeat the cache misses costs a little load, nothing else: the table
-  // stores it once.
+  // Drops a hash equal to one of the two added just before it, or to the
+  // last kept hash that shares its top 6 bits (a direct-mapped cache of
+  // 64): engines repeat keys and prefixes close together (RocksDB: prefix,
+  // key, prefix, key...), and a cuckoo table must be sized for distinct
+  // keys. A repeat that gets through costs a little load, nothing else:
+  // the table stores it once.
   void AddHash(uint64_t hash) override {
+    const bool repeat = (num_added_ >= 1 && prev1_ == hash) ||
+                        (num_added_ >= 2 && prev2_ == hash);
+    prev2_ = prev1_;
+    prev1_ = hash;
+    num_added_++;
+    if (repeat) return;
     const unsigned i = static_cast<unsigned>(hash >> 58);
     if (((recent_valid_ >> i) & 1) != 0 && recent_[i] == hash) return;
     recent_[i] = hash;
@@ -202,9 +209,12 @@ class CuckooBuilder final : public HashListBuilder {
     AppendCuckooFilter(spec(), hashes_, dst);
     hashes_.clear();
     recent_valid_ = 0;
+    num_added_ = 0;
   }
 
  private:
+  uint64_t prev1_ = 0, prev2_ = 0;  // the last two hashes added
+  uint64_t num_added_ = 0;
   uint64_t recent_[64];
   uint64_t recent_valid_ = 0;  // bit i: recent_[i] holds a hash
 };
