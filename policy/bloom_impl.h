@@ -84,13 +84,31 @@ struct BlockedBloomImpl {
       x *= kGolden32;
     }
   }
+  // Tests the probes two at a time and stops at the first pair with a
+  // clear bit. All probes are in one block, so the extra load is nearly
+  // free, while each early exit is a branch that negative queries
+  // mispredict often. Measured against one exit per probe and against no
+  // exit at all (7 probes, filters of 1.25 and 12.5 MB, a 2-core AMD EPYC
+  // VM): pairs were fastest or tied in all four (size, hit/miss) cases;
+  // per-probe exits cost up to 1.7x on misses in L3-sized filters, and no
+  // exit up to 1.7x on misses in DRAM-sized ones.
   static bool MayMatchInBlock(uint64_t h, const uint8_t* block,
                               int num_probes) {
     uint32_t x = static_cast<uint32_t>(h);
-    for (int i = 0; i < num_probes; i++) {
-      const uint32_t bit = x >> (32 - kBlockBitsLog2);
-      if ((block[bit >> 3] & (1u << (bit & 7))) == 0) return false;
+    int i = 0;
+    for (; i + 2 <= num_probes; i += 2) {
+      const uint32_t b0 = x >> (32 - kBlockBitsLog2);
       x *= kGolden32;
+      const uint32_t b1 = x >> (32 - kBlockBitsLog2);
+      x *= kGolden32;
+      const uint32_t both =
+          (static_cast<uint32_t>(block[b0 >> 3]) >> (b0 & 7)) &
+          (static_cast<uint32_t>(block[b1 >> 3]) >> (b1 & 7));
+      if ((both & 1) == 0) return false;
+    }
+    if (i < num_probes) {
+      const uint32_t b0 = x >> (32 - kBlockBitsLog2);
+      return ((block[b0 >> 3] >> (b0 & 7)) & 1) != 0;
     }
     return true;
   }
