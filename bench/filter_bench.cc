@@ -14,6 +14,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -108,7 +109,47 @@ void BM_Query(benchmark::State& state, std::string text, uint64_t n,
   }
 }
 
+// FPR vs bits/key: n = 1M keys, 10M absent probes (sigma ~0.3% of the
+// rate at 1%), one iteration; the timing columns mean nothing here.
+void BM_Fpr(benchmark::State& state, std::string kind, double bits) {
+  const uint64_t n = 1000000;
+  const std::string text = kind + ":" + std::to_string(bits);
+  auto b = MakeBuilder(text);
+  const bench::KeySet& keys = bench::PresentKeys(n);
+  for (uint64_t i = 0; i < n; i++) b->AddKey(keys[i]);
+  std::string filter;
+  b->Finish(&filter);
+  const FilterReader r = FilterReader::Open(filter);
+  const uint64_t probes = 10000000;
+  uint64_t matches = 0;
+  for (auto _ : state) {
+    char key[32];
+    for (uint64_t i = 0; i < probes; i++) {
+      std::snprintf(key, sizeof(key), "absent%010llu",
+                    static_cast<unsigned long long>(i));
+      matches += r.MayMatch(key);
+    }
+  }
+  state.counters["bits_per_key"] = 8.0 * filter.size() / n;
+  state.counters["fp_pct"] = 100.0 * matches / (probes * state.iterations());
+  FilterSpec spec;
+  FilterParams p;
+  if (ParseFilterSpec(text, &spec).ok() && ParamsForSpec(spec, n, &p).ok()) {
+    state.counters["expected_pct"] = 100 * p.expected_fpr;
+  }
+}
+
 void RegisterAll() {
+  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo"}) {
+    if (MakeBuilder(std::string(kind) + ":12") == nullptr) continue;
+    for (double bits : {6, 8, 10, 12, 14, 16, 20}) {
+      const std::string name =
+          "Fpr/" + std::string(kind) + "/bits:" + std::to_string(int(bits));
+      benchmark::RegisterBenchmark(name.c_str(), BM_Fpr, kind, bits)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   for (const char* text : kSpecs) {
     if (MakeBuilder(text) == nullptr) continue;  // kind not built here
     for (uint64_t n : kSizes) {
