@@ -32,6 +32,7 @@ inline uint64_t FastRange64(uint64_t h, uint64_t n) {
 }
 
 inline void PrefetchRead(const void* p) { __builtin_prefetch(p, 0, 3); }
+inline void PrefetchWrite(const void* p) { __builtin_prefetch(p, 1, 3); }
 
 inline constexpr uint64_t kGolden64 = 0x9E3779B97F4A7C15ull;
 inline constexpr uint32_t kGolden32 = 0x9E3779B9u;
@@ -57,6 +58,16 @@ struct StandardBloomImpl {
       g += delta;
     }
     return true;
+  }
+  // Prefetches, for writing, the byte of every probe (builders).
+  static void PrefetchAll(uint64_t h, const uint8_t* data, uint64_t num_bits,
+                          int num_probes) {
+    const uint64_t delta = h * kGolden64;
+    uint64_t g = h;
+    for (int i = 0; i < num_probes; i++) {
+      PrefetchWrite(data + (FastRange64(g, num_bits) >> 3));
+      g += delta;
+    }
   }
   // Prefetches the first two probes' bytes (a negative query usually ends
   // within them: each probe hits a set bit with probability ~1/2).
