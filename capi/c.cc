@@ -1,0 +1,377 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The C API (include/sstfilter/c.h): thin wrappers over the C++ API. Every
+// function that can allocate runs its body inside Guard, which turns any
+// exception into a code and a message, so none crosses into C.
+
+#include "sstfilter/c.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/hash.h"
+#include "sstfilter/params.h"
+#include "sstfilter/spec.h"
+#include "sstfilter/status.h"
+
+// The handles: plain structs owning the C++ objects.
+struct sstfilter_builder {
+  std::unique_ptr<sstfilter::FilterBuilder> impl;
+};
+struct sstfilter_reader {
+  sstfilter::FilterReader impl;
+};
+
+namespace {
+
+using sstfilter::FilterKind;
+using sstfilter::Status;
+
+// Keys per round of the batched queries, converted on the stack.
+constexpr size_t kBatch = 64;
+
+// A malloc'ed copy of `s` (NUL-terminated), or nullptr if malloc fails.
+char* CopyString(std::string_view s) {
+  char* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p == nullptr) return nullptr;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return p;
+}
+
+sstfilter_code Fail(sstfilter_code code, std::string_view msg, char** errmsg) {
+  if (errmsg != nullptr) *errmsg = CopyString(msg);
+  return code;
+}
+
+sstfilter_code FromStatus(const Status& s, char** errmsg) {
+  if (errmsg != nullptr) *errmsg = nullptr;
+  switch (s.code()) {
+    case Status::Code::kOk:
+      return SSTFILTER_OK;
+    case Status::Code::kInvalidArgument:
+      return Fail(SSTFILTER_INVALID_ARGUMENT, s.message(), errmsg);
+    case Status::Code::kNotSupported:
+      return Fail(SSTFILTER_NOT_SUPPORTED, s.message(), errmsg);
+    case Status::Code::kCorruption:
+      return Fail(SSTFILTER_CORRUPTION, s.message(), errmsg);
+  }
+  return Fail(SSTFILTER_INTERNAL, s.ToString(), errmsg);
+}
+
+// Runs fn() -> Status, mapping exceptions to codes. `errmsg` is cleared
+// first, so it is NULL after success whatever fn does.
+template <typename Fn>
+sstfilter_code Guard(char** errmsg, Fn&& fn) noexcept {
+  if (errmsg != nullptr) *errmsg = nullptr;
+  try {
+    return FromStatus(fn(), errmsg);
+  } catch (const std::bad_alloc&) {
+    return Fail(SSTFILTER_OUT_OF_MEMORY, "out of memory", errmsg);
+  } catch (const std::length_error& e) {
+    // std::string / std::vector beyond max_size(): a size no memory holds.
+    return Fail(SSTFILTER_OUT_OF_MEMORY,
+                std::string("out of memory: ") + e.what(), errmsg);
+  } catch (const std::exception& e) {
+    return Fail(SSTFILTER_INTERNAL, e.what(), errmsg);
+  } catch (...) {
+    return Fail(SSTFILTER_INTERNAL, "unknown exception", errmsg);
+  }
+}
+
+Status NullArgument(const char* what) {
+  return Status::InvalidArgument(std::string(what) + " is NULL");
+}
+
+void ToCParams(const sstfilter::FilterParams& p, sstfilter_params* out) {
+  out->kind = static_cast<int32_t>(p.kind);
+  out->num_probes = p.num_probes;
+  out->fingerprint_bits = p.fingerprint_bits;
+  out->num_keys = p.num_keys;
+  out->bits_per_key = p.bits_per_key;
+  out->filter_bytes = p.filter_bytes;
+  out->expected_fpr = p.expected_fpr;
+}
+
+// Keys given as (pointer, length) with a NULL pointer are valid only when
+// empty; a NULL pointer with a length is a caller bug we refuse to read.
+bool KeyOk(const char* key, size_t len) { return key != nullptr || len == 0; }
+std::string_view Key(const char* key, size_t len) {
+  return key == nullptr ? std::string_view() : std::string_view(key, len);
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* sstfilter_code_name(sstfilter_code code) noexcept {
+  switch (code) {
+    case SSTFILTER_OK:
+      return "OK";
+    case SSTFILTER_INVALID_ARGUMENT:
+      return "Invalid argument";
+    case SSTFILTER_NOT_SUPPORTED:
+      return "Not supported";
+    case SSTFILTER_CORRUPTION:
+      return "Corruption";
+    case SSTFILTER_OUT_OF_MEMORY:
+      return "Out of memory";
+    case SSTFILTER_INTERNAL:
+      return "Internal error";
+  }
+  return "Unknown code";
+}
+
+void sstfilter_free(void* ptr) noexcept { std::free(ptr); }
+
+const char* sstfilter_family_name(void) noexcept {
+  return sstfilter::kFamilyName;
+}
+
+const char* sstfilter_kind_name(int kind) noexcept {
+  if (kind < 0 || kind > 255) return "unknown";
+  return sstfilter::FilterKindName(static_cast<FilterKind>(kind));
+}
+
+sstfilter_code sstfilter_spec_parse(const char* spec, char** canonical,
+                                    char** errmsg) noexcept {
+  if (canonical != nullptr) *canonical = nullptr;
+  return Guard(errmsg, [&] {
+    if (spec == nullptr) return NullArgument("spec");
+    sstfilter::FilterSpec parsed;
+    Status s = sstfilter::ParseFilterSpec(spec, &parsed);
+    if (!s.ok() || canonical == nullptr) return s;
+    *canonical = CopyString(parsed.ToString());
+    if (*canonical == nullptr) throw std::bad_alloc();
+    return s;
+  });
+}
+
+uint64_t sstfilter_hash64(const char* key, size_t len, uint64_t seed) noexcept {
+  return sstfilter::Hash64(Key(key, len), seed);
+}
+
+sstfilter_code sstfilter_params_for_spec(const char* spec, uint64_t num_keys,
+                                         sstfilter_params* out,
+                                         char** errmsg) noexcept {
+  return Guard(errmsg, [&] {
+    if (spec == nullptr) return NullArgument("spec");
+    if (out == nullptr) return NullArgument("out");
+    sstfilter::FilterSpec parsed;
+    Status s = sstfilter::ParseFilterSpec(spec, &parsed);
+    sstfilter::FilterParams p;
+    if (s.ok()) s = sstfilter::ParamsForSpec(parsed, num_keys, &p);
+    if (s.ok()) ToCParams(p, out);
+    return s;
+  });
+}
+
+sstfilter_code sstfilter_params_for_fpr(int kind, uint64_t num_keys,
+                                        double target_fpr,
+                                        sstfilter_params* out,
+                                        char** errmsg) noexcept {
+  return Guard(errmsg, [&] {
+    if (out == nullptr) return NullArgument("out");
+    if (kind < 0 || kind > 255) {
+      return Status::InvalidArgument("unknown filter kind " +
+                                     std::to_string(kind));
+    }
+    sstfilter::FilterParams p;
+    Status s = sstfilter::ParamsForFpr(static_cast<FilterKind>(kind),
+                                       num_keys, target_fpr, &p);
+    if (s.ok()) ToCParams(p, out);
+    return s;
+  });
+}
+
+// ---- builders ----------------------------------------------------------------
+
+sstfilter_code sstfilter_builder_create(const char* spec,
+                                        sstfilter_builder** out,
+                                        char** errmsg) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return Guard(errmsg, [&] {
+    if (spec == nullptr) return NullArgument("spec");
+    if (out == nullptr) return NullArgument("out");
+    sstfilter::FilterSpec parsed;
+    Status s = sstfilter::ParseFilterSpec(spec, &parsed);
+    if (!s.ok()) return s;
+    auto b = std::make_unique<sstfilter_builder>();
+    s = sstfilter::NewFilterBuilder(parsed, &b->impl);
+    if (s.ok()) *out = b.release();
+    return s;
+  });
+}
+
+void sstfilter_builder_destroy(sstfilter_builder* b) noexcept { delete b; }
+
+sstfilter_code sstfilter_builder_add_key(sstfilter_builder* b, const char* key,
+                                         size_t len, char** errmsg) noexcept {
+  return Guard(errmsg, [&] {
+    if (b == nullptr) return NullArgument("builder");
+    if (!KeyOk(key, len)) return NullArgument("key of non-zero length");
+    b->impl->AddKey(Key(key, len));
+    return Status::OK();
+  });
+}
+
+sstfilter_code sstfilter_builder_add_keys(sstfilter_builder* b, size_t n,
+                                          const char* const* keys,
+                                          const size_t* lens,
+                                          char** errmsg) noexcept {
+  return Guard(errmsg, [&] {
+    if (b == nullptr) return NullArgument("builder");
+    if (n > 0 && (keys == nullptr || lens == nullptr)) {
+      return NullArgument("keys or lens");
+    }
+    for (size_t i = 0; i < n; i++) {
+      if (!KeyOk(keys[i], lens[i])) {
+        return Status::InvalidArgument("key " + std::to_string(i) +
+                                       " is NULL with non-zero length");
+      }
+      b->impl->AddKey(Key(keys[i], lens[i]));
+    }
+    return Status::OK();
+  });
+}
+
+sstfilter_code sstfilter_builder_add_hash(sstfilter_builder* b, uint64_t hash,
+                                          char** errmsg) noexcept {
+  return Guard(errmsg, [&] {
+    if (b == nullptr) return NullArgument("builder");
+    b->impl->AddHash(hash);
+    return Status::OK();
+  });
+}
+
+size_t sstfilter_builder_num_entries(const sstfilter_builder* b) noexcept {
+  return b == nullptr ? 0 : b->impl->NumEntries();
+}
+
+uint64_t sstfilter_builder_seed(const sstfilter_builder* b) noexcept {
+  return b == nullptr ? 0 : b->impl->spec().seed;
+}
+
+size_t sstfilter_builder_filter_size(const sstfilter_builder* b,
+                                     size_t num_entries) noexcept {
+  return b == nullptr ? 0 : b->impl->FilterSize(num_entries);
+}
+
+sstfilter_code sstfilter_builder_finish(sstfilter_builder* b, char** data,
+                                        size_t* size, char** errmsg) noexcept {
+  if (data != nullptr) *data = nullptr;
+  if (size != nullptr) *size = 0;
+  return Guard(errmsg, [&] {
+    if (b == nullptr) return NullArgument("builder");
+    if (data == nullptr || size == nullptr) return NullArgument("data or size");
+    std::string bytes;
+    b->impl->Finish(&bytes);
+    // malloc(0) may return NULL; a finished filter is never empty.
+    char* p = static_cast<char*>(std::malloc(std::max<size_t>(bytes.size(), 1)));
+    if (p == nullptr) throw std::bad_alloc();
+    std::memcpy(p, bytes.data(), bytes.size());
+    *data = p;
+    *size = bytes.size();
+    return Status::OK();
+  });
+}
+
+// ---- readers -----------------------------------------------------------------
+
+sstfilter_code sstfilter_reader_open(const char* data, size_t size,
+                                     sstfilter_reader** out,
+                                     char** errmsg) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return Guard(errmsg, [&] {
+    if (out == nullptr) return NullArgument("out");
+    if (!KeyOk(data, size)) return NullArgument("data of non-zero size");
+    auto r = std::make_unique<sstfilter_reader>();
+    r->impl = sstfilter::FilterReader::Open(Key(data, size));
+    *out = r.release();
+    return Status::OK();
+  });
+}
+
+void sstfilter_reader_destroy(sstfilter_reader* r) noexcept { delete r; }
+
+int sstfilter_reader_valid(const sstfilter_reader* r) noexcept {
+  return r != nullptr && r->impl.valid();
+}
+
+int sstfilter_reader_kind(const sstfilter_reader* r) noexcept {
+  return r == nullptr ? SSTFILTER_KIND_EMPTY
+                      : static_cast<int>(r->impl.kind());
+}
+
+uint64_t sstfilter_reader_seed(const sstfilter_reader* r) noexcept {
+  return r == nullptr ? 0 : r->impl.seed();
+}
+
+size_t sstfilter_reader_payload_size(const sstfilter_reader* r) noexcept {
+  return r == nullptr ? 0 : r->impl.payload_size();
+}
+
+int sstfilter_reader_may_match(const sstfilter_reader* r, const char* key,
+                               size_t len) noexcept {
+  if (r == nullptr || !KeyOk(key, len)) return 1;
+  return r->impl.MayMatch(Key(key, len));
+}
+
+int sstfilter_reader_may_match_hash(const sstfilter_reader* r,
+                                    uint64_t hash) noexcept {
+  return r == nullptr || r->impl.MayMatchHash(hash);
+}
+
+void sstfilter_reader_may_match_batch(const sstfilter_reader* r, size_t n,
+                                      const char* const* keys,
+                                      const size_t* lens,
+                                      unsigned char* results) noexcept {
+  if (results == nullptr) return;
+  if (r == nullptr || keys == nullptr || lens == nullptr) {
+    std::fill(results, results + n, 1);
+    return;
+  }
+  std::string_view views[kBatch];
+  bool found[kBatch];
+  for (size_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min(kBatch, n - i);
+    for (size_t j = 0; j < m; j++) views[j] = Key(keys[i + j], lens[i + j]);
+    r->impl.MayMatch(m, views, found);
+    for (size_t j = 0; j < m; j++) {
+      // A NULL key with a length was never added: answer "may match".
+      results[i + j] = found[j] || !KeyOk(keys[i + j], lens[i + j]);
+    }
+  }
+}
+
+void sstfilter_reader_may_match_hashes(const sstfilter_reader* r, size_t n,
+                                       const uint64_t* hashes,
+                                       unsigned char* results) noexcept {
+  if (results == nullptr) return;
+  if (r == nullptr || hashes == nullptr) {
+    std::fill(results, results + n, 1);
+    return;
+  }
+  bool found[kBatch];
+  for (size_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min(kBatch, n - i);
+    r->impl.MayMatchHashes(m, hashes + i, found);
+    for (size_t j = 0; j < m; j++) results[i + j] = found[j];
+  }
+}
+
+int sstfilter_may_match(const char* filter, size_t size, const char* key,
+                        size_t len) noexcept {
+  if (!KeyOk(filter, size) || !KeyOk(key, len)) return 1;
+  return sstfilter::FilterReader::Open(Key(filter, size)).MayMatch(Key(key, len));
+}
+
+}  // extern "C"
