@@ -1,0 +1,38 @@
+# Shared set-up of tools/test and tools/compare (sourced, not run).
+#
+# ensure_packages: installs, on Debian 12 as root, every Debian package the
+# build, the tests and the comparison need and that is not there yet. Not
+# root and something missing: says what to install, and fails.
+
+SSTFILTER_PACKAGES=(
+  g++ cmake ninja-build pkg-config
+  libxxhash-dev libgtest-dev libbenchmark-dev libgflags-dev
+  librocksdb-dev rocksdb-tools libleveldb-dev
+  gnuplot-nox
+)
+
+ensure_packages() {
+  local missing=() p
+  for p in "${SSTFILTER_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$p")
+  done
+  ((${#missing[@]} == 0)) && return 0
+  if [[ $(id -u) != 0 ]]; then
+    echo "sstfilter: missing Debian packages: ${missing[*]}" >&2
+    echo "sstfilter: run as root, or: sudo apt-get install ${missing[*]}" >&2
+    return 1
+  fi
+  echo "sstfilter: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# configure_and_build DIR [cmake args...]: configure (once) and build DIR.
+configure_and_build() {
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -G Ninja "$@"
+  cmake --build "$dir" -j "$(nproc)"
+}
