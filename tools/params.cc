@@ -1,0 +1,135 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// `sstfilter params`: the parameter calculation people otherwise do by hand,
+// for every kind side by side, from the formulas the builders use
+// (sstfilter/params.h), so the bytes printed are the bytes written.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/params.h"
+#include "sstfilter/spec.h"
+#include "tools/commands.h"
+
+namespace sstfilter {
+namespace tool {
+namespace {
+
+constexpr FilterKind kAllKinds[] = {
+    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
+    FilterKind::kCountingBloom, FilterKind::kDynamicCuckoo};
+
+// Whether this build makes filters of `kind` (mutable kinds have no
+// FilterBuilder; their parameters come from ParamsForFpr alone).
+bool HasBuilder(FilterKind kind) {
+  FilterSpec spec;
+  spec.kind = kind;
+  spec.bits_per_key = MaxBitsPerKey(kind);
+  std::unique_ptr<FilterBuilder> b;
+  return NewFilterBuilder(spec, &b).ok();
+}
+
+std::string HumanBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    u++;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.2f %s", bytes,
+                units[u]);
+  return buf;
+}
+
+// A dash for a parameter the kind does not have.
+std::string IntOrDash(int v) { return v > 0 ? std::to_string(v) : "-"; }
+
+}  // namespace
+
+int Params(uint64_t keys, double fpr, const std::string& kind) {
+  std::vector<FilterKind> kinds;
+  for (FilterKind k : kAllKinds) {
+    if (kind.empty() || kind == FilterKindName(k)) kinds.push_back(k);
+  }
+  if (kinds.empty()) {
+    std::fprintf(stderr,
+                 "sstfilter: unknown --kind \"%s\"; expected bloom, "
+                 "blocked_bloom, cuckoo, counting_bloom or dynamic_cuckoo\n",
+                 kind.c_str());
+    return kUsageError;
+  }
+
+  std::string rows;
+  bool written_as_other = false;
+  std::string problems;
+  for (FilterKind k : kinds) {
+    FilterParams p;
+    Status s = ParamsForFpr(k, keys, fpr, &p);
+    // A kind this build cannot plan comes back as kEmpty: report it rather
+    // than print zeros.
+    if (s.ok() && p.kind == FilterKind::kEmpty) {
+      s = Status::NotSupported(std::string(FilterKindName(k)) +
+                               " is not available in this build");
+    }
+    if (!s.ok()) {
+      problems += std::string("  ") + FilterKindName(k) + ": " +
+                  s.message() + "\n";
+      continue;
+    }
+    // A spec to paste into a policy: bits per key rounded up to 1/100 (so
+    // the FPR stays within target), and the filter that spec builds.
+    std::string spec_text = "-";
+    if (HasBuilder(k)) {
+      FilterSpec spec;
+      spec.kind = k;
+      spec.bits_per_key =
+          std::min(std::ceil(p.bits_per_key * 100 - 1e-9) / 100,
+                   MaxBitsPerKey(k));
+      if (ParamsForSpec(spec, keys, &p).ok()) spec_text = spec.ToString();
+    }
+    const double bits_per_key =
+        8.0 * static_cast<double>(p.filter_bytes) / static_cast<double>(keys);
+    // At small sizes a blocked_bloom spec writes a standard Bloom filter.
+    const bool other_kind = p.kind != k;
+    written_as_other |= other_kind;
+    char row[256];
+    std::snprintf(
+        row, sizeof(row), "%-15s %-20s %9.3f %7s %8s %14llu %12s %13.6g%%\n",
+        (FilterKindName(k) + std::string(other_kind ? "*" : "")).c_str(),
+        spec_text.c_str(), bits_per_key, IntOrDash(p.num_probes).c_str(),
+        IntOrDash(p.fingerprint_bits).c_str(),
+        static_cast<unsigned long long>(p.filter_bytes),
+        ("(" + HumanBytes(static_cast<double>(p.filter_bytes)) + ")").c_str(),
+        100 * p.expected_fpr);
+    rows += row;
+  }
+  if (rows.empty()) {
+    std::fprintf(stderr, "sstfilter: no filter reaches FPR %g for %llu keys:\n%s",
+                 fpr, static_cast<unsigned long long>(keys), problems.c_str());
+    return kUsageError;
+  }
+  std::printf("%llu keys, target FPR %.6g%%\n",
+              static_cast<unsigned long long>(keys), 100 * fpr);
+  std::printf("%-15s %-20s %9s %7s %8s %14s %12s %14s\n", "kind", "spec",
+              "bits/key", "probes", "fp_bits", "bytes", "", "expected FPR");
+  std::printf("%s", rows.c_str());
+  std::printf("bits/key counts every byte written, trailer included.\n");
+  if (written_as_other) {
+    std::printf("* written as a standard bloom filter at this size "
+                "(under 1 KiB, where blocking gains nothing)\n");
+  }
+  if (!problems.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "not shown:\n%s", problems.c_str());
+  }
+  return 0;
+}
+
+}  // namespace tool
+}  // namespace sstfilter
