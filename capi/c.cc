@@ -18,6 +18,7 @@
 
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/mutable.h"
 #include "sstfilter/params.h"
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
@@ -28,6 +29,13 @@ struct sstfilter_builder {
 };
 struct sstfilter_reader {
   sstfilter::FilterReader impl;
+};
+// One of the two mutable filters, by kind.
+struct sstfilter_mutable {
+  sstfilter::FilterKind kind;
+  sstfilter::CountingBloomFilter counting;  // kind kCountingBloom
+  sstfilter::DynamicCuckooFilter cuckoo;    // kind kDynamicCuckoo
+  uint64_t count = 0;  // inserts minus erases that succeeded
 };
 
 namespace {
@@ -44,6 +52,15 @@ char* CopyString(std::string_view s) {
   if (p == nullptr) return nullptr;
   std::memcpy(p, s.data(), s.size());
   p[s.size()] = '\0';
+  return p;
+}
+
+// A malloc'ed copy of filter bytes for the caller; throws std::bad_alloc.
+char* CopyBytes(const std::string& bytes) {
+  // malloc(0) may return NULL; filters are never empty anyway.
+  char* p = static_cast<char*>(std::malloc(std::max<size_t>(bytes.size(), 1)));
+  if (p == nullptr) throw std::bad_alloc();
+  std::memcpy(p, bytes.data(), bytes.size());
   return p;
 }
 
@@ -91,6 +108,16 @@ Status NullArgument(const char* what) {
   return Status::InvalidArgument(std::string(what) + " is NULL");
 }
 
+Status MutableKindOk(int kind) {
+  if (kind == SSTFILTER_KIND_COUNTING_BLOOM ||
+      kind == SSTFILTER_KIND_DYNAMIC_CUCKOO) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      "mutable filter kind must be counting_bloom (4) or dynamic_cuckoo (5), "
+      "got " + std::to_string(kind));
+}
+
 void ToCParams(const sstfilter::FilterParams& p, sstfilter_params* out) {
   out->kind = static_cast<int32_t>(p.kind);
   out->num_probes = p.num_probes;
@@ -126,6 +153,8 @@ const char* sstfilter_code_name(sstfilter_code code) noexcept {
       return "Out of memory";
     case SSTFILTER_INTERNAL:
       return "Internal error";
+    case SSTFILTER_FULL:
+      return "Full";
   }
   return "Unknown code";
 }
@@ -274,11 +303,7 @@ sstfilter_code sstfilter_builder_finish(sstfilter_builder* b, char** data,
     if (data == nullptr || size == nullptr) return NullArgument("data or size");
     std::string bytes;
     b->impl->Finish(&bytes);
-    // malloc(0) may return NULL; a finished filter is never empty.
-    char* p = static_cast<char*>(std::malloc(std::max<size_t>(bytes.size(), 1)));
-    if (p == nullptr) throw std::bad_alloc();
-    std::memcpy(p, bytes.data(), bytes.size());
-    *data = p;
+    *data = CopyBytes(bytes);
     *size = bytes.size();
     return Status::OK();
   });
@@ -372,6 +397,146 @@ int sstfilter_may_match(const char* filter, size_t size, const char* key,
                         size_t len) noexcept {
   if (!KeyOk(filter, size) || !KeyOk(key, len)) return 1;
   return sstfilter::FilterReader::Open(Key(filter, size)).MayMatch(Key(key, len));
+}
+
+// ---- mutable filters ---------------------------------------------------------
+
+void sstfilter_mutable_options_init(sstfilter_mutable_options* options) noexcept {
+  if (options == nullptr) return;
+  const sstfilter::MutableFilterOptions defaults;
+  options->capacity = defaults.capacity;
+  options->target_fpr = defaults.target_fpr;
+  options->bits_per_key = defaults.bits_per_key;
+  options->seed = defaults.seed;
+}
+
+sstfilter_code sstfilter_mutable_create(int kind,
+                                        const sstfilter_mutable_options* options,
+                                        sstfilter_mutable** out,
+                                        char** errmsg) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return Guard(errmsg, [&] {
+    if (options == nullptr) return NullArgument("options");
+    if (out == nullptr) return NullArgument("out");
+    Status s = MutableKindOk(kind);
+    if (!s.ok()) return s;
+    sstfilter::MutableFilterOptions o;
+    o.capacity = options->capacity;
+    o.target_fpr = options->target_fpr;
+    o.bits_per_key = options->bits_per_key;
+    o.seed = options->seed;
+    auto m = std::make_unique<sstfilter_mutable>();
+    m->kind = static_cast<FilterKind>(kind);
+    s = m->kind == FilterKind::kCountingBloom
+            ? sstfilter::CountingBloomFilter::Create(o, &m->counting)
+            : sstfilter::DynamicCuckooFilter::Create(o, &m->cuckoo);
+    if (s.ok()) *out = m.release();
+    return s;
+  });
+}
+
+void sstfilter_mutable_destroy(sstfilter_mutable* m) noexcept { delete m; }
+
+int sstfilter_mutable_kind(const sstfilter_mutable* m) noexcept {
+  return m == nullptr ? SSTFILTER_KIND_EMPTY : static_cast<int>(m->kind);
+}
+
+uint64_t sstfilter_mutable_seed(const sstfilter_mutable* m) noexcept {
+  if (m == nullptr) return 0;
+  return m->kind == FilterKind::kCountingBloom ? m->counting.seed()
+                                               : m->cuckoo.seed();
+}
+
+uint64_t sstfilter_mutable_count(const sstfilter_mutable* m) noexcept {
+  return m == nullptr ? 0 : m->count;
+}
+
+sstfilter_code sstfilter_mutable_insert(sstfilter_mutable* m, const char* key,
+                                        size_t len, char** errmsg) noexcept {
+  bool full = false;
+  const sstfilter_code c = Guard(errmsg, [&] {
+    if (m == nullptr) return NullArgument("filter");
+    if (!KeyOk(key, len)) return NullArgument("key of non-zero length");
+    if (m->kind == FilterKind::kCountingBloom) {
+      m->counting.Insert(Key(key, len));
+    } else if (!m->cuckoo.Insert(Key(key, len))) {
+      full = true;
+      return Status::OK();
+    }
+    m->count++;
+    return Status::OK();
+  });
+  if (c != SSTFILTER_OK || !full) return c;
+  return Fail(SSTFILTER_FULL,
+              "dynamic cuckoo filter is full (" +
+                  std::to_string(m->cuckoo.size()) + " keys in " +
+                  std::to_string(m->cuckoo.num_slots()) +
+                  " slots): the key was not added",
+              errmsg);
+}
+
+int sstfilter_mutable_erase(sstfilter_mutable* m, const char* key,
+                            size_t len) noexcept {
+  if (m == nullptr || !KeyOk(key, len)) return 0;
+  const bool erased = m->kind == FilterKind::kCountingBloom
+                          ? m->counting.Erase(Key(key, len))
+                          : m->cuckoo.Erase(Key(key, len));
+  if (erased && m->count > 0) m->count--;
+  return erased;
+}
+
+int sstfilter_mutable_contains(const sstfilter_mutable* m, const char* key,
+                               size_t len) noexcept {
+  if (m == nullptr || !KeyOk(key, len)) return 1;
+  return m->kind == FilterKind::kCountingBloom
+             ? m->counting.Contains(Key(key, len))
+             : m->cuckoo.Contains(Key(key, len));
+}
+
+sstfilter_code sstfilter_mutable_serialize(const sstfilter_mutable* m,
+                                           char** data, size_t* size,
+                                           char** errmsg) noexcept {
+  if (data != nullptr) *data = nullptr;
+  if (size != nullptr) *size = 0;
+  return Guard(errmsg, [&] {
+    if (m == nullptr) return NullArgument("filter");
+    if (data == nullptr || size == nullptr) return NullArgument("data or size");
+    std::string bytes;
+    if (m->kind == FilterKind::kCountingBloom) {
+      m->counting.Serialize(&bytes);
+    } else {
+      m->cuckoo.Serialize(&bytes);
+    }
+    *data = CopyBytes(bytes);
+    *size = bytes.size();
+    return Status::OK();
+  });
+}
+
+sstfilter_code sstfilter_mutable_deserialize(int kind, const char* data,
+                                             size_t size,
+                                             sstfilter_mutable** out,
+                                             char** errmsg) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return Guard(errmsg, [&] {
+    if (out == nullptr) return NullArgument("out");
+    if (!KeyOk(data, size)) return NullArgument("data of non-zero size");
+    Status s = MutableKindOk(kind);
+    if (!s.ok()) return s;
+    auto m = std::make_unique<sstfilter_mutable>();
+    m->kind = static_cast<FilterKind>(kind);
+    if (m->kind == FilterKind::kCountingBloom) {
+      s = sstfilter::CountingBloomFilter::Deserialize(Key(data, size),
+                                                      &m->counting);
+      // A counting Bloom filter keeps no count: it restarts at 0.
+    } else {
+      s = sstfilter::DynamicCuckooFilter::Deserialize(Key(data, size),
+                                                      &m->cuckoo);
+      m->count = m->cuckoo.size();
+    }
+    if (s.ok()) *out = m.release();
+    return s;
+  });
 }
 
 }  // extern "C"

@@ -124,6 +124,34 @@ TEST(CApiOomTest, ReaderOpenReportsOutOfMemoryButQueriesNeedNone) {
   sstfilter_free(data);
 }
 
+TEST(CApiOomTest, MutableFiltersReportOutOfMemory) {
+  for (int kind : {SSTFILTER_KIND_COUNTING_BLOOM, SSTFILTER_KIND_DYNAMIC_CUCKOO}) {
+    sstfilter_mutable_options o;
+    sstfilter_mutable_options_init(&o);
+    o.capacity = 10000;
+    sstfilter_mutable* m = reinterpret_cast<sstfilter_mutable*>(1);
+    {
+      FailAllocations armed;
+      EXPECT_EQ(sstfilter_mutable_create(kind, &o, &m, nullptr),
+                SSTFILTER_OUT_OF_MEMORY);
+    }
+    EXPECT_EQ(m, nullptr);
+    ASSERT_EQ(sstfilter_mutable_create(kind, &o, &m, nullptr), SSTFILTER_OK);
+    ASSERT_EQ(sstfilter_mutable_insert(m, "k", 1, nullptr), SSTFILTER_OK);
+    char* data = reinterpret_cast<char*>(1);
+    size_t size = 3;
+    {
+      FailAllocations armed;
+      EXPECT_EQ(sstfilter_mutable_serialize(m, &data, &size, nullptr),
+                SSTFILTER_OUT_OF_MEMORY);
+      EXPECT_EQ(sstfilter_mutable_contains(m, "k", 1), 1);  // no allocation
+    }
+    EXPECT_EQ(data, nullptr);
+    EXPECT_EQ(size, 0u);
+    sstfilter_mutable_destroy(m);
+  }
+}
+
 TEST(CApiOomTest, ErrorsWhileOutOfMemoryStillReturnCodes) {
   // Building the message of a bad spec needs memory too.
   char* err = nullptr;

@@ -64,6 +64,7 @@ static void TestNamesAndCodes(void) {
   CHECK(strcmp(sstfilter_family_name(), "sstfilter.v1") == 0);
   CHECK(strcmp(sstfilter_code_name(SSTFILTER_OK), "OK") == 0);
   CHECK(strcmp(sstfilter_code_name(SSTFILTER_OUT_OF_MEMORY), "Out of memory") == 0);
+  CHECK(strcmp(sstfilter_code_name(SSTFILTER_FULL), "Full") == 0);
   CHECK(strcmp(sstfilter_code_name((sstfilter_code)77), "Unknown code") == 0);
   CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_BLOOM), "bloom") == 0);
   CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_BLOCKED_BLOOM), "blocked_bloom") == 0);
@@ -431,6 +432,200 @@ static void TestCorruptBytes(const char* spec) {
   sstfilter_reader_destroy(NULL);
 }
 
+static int CountContained(const sstfilter_mutable* m, unsigned long long from,
+                          unsigned long long to, int absent) {
+  char key[32];
+  int n = 0;
+  for (unsigned long long i = from; i < to; i++) {
+    size_t len = absent ? AbsentKey(i, key) : Key(i, key);
+    n += sstfilter_mutable_contains(m, key, len);
+  }
+  return n;
+}
+
+static void TestMutable(int kind) {
+  const unsigned long long n = 10000;
+  char key[32];
+  size_t len;
+  char* err = NULL;
+  sstfilter_code c;
+  sstfilter_mutable_options o;
+  memset(&o, 0xff, sizeof(o));
+  sstfilter_mutable_options_init(&o);
+  CHECK(o.capacity == 0 && o.target_fpr == 0.01 && o.bits_per_key == 0 && o.seed == 0);
+
+  /* Bad options and kinds. */
+  sstfilter_mutable* m = (sstfilter_mutable*)1;
+  c = sstfilter_mutable_create(kind, &o, &m, &err);
+  CHECK(m == NULL);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "capacity", __LINE__);
+  o.capacity = n;
+  c = sstfilter_mutable_create(SSTFILTER_KIND_BLOOM, &o, &m, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "mutable filter kind", __LINE__);
+  o.target_fpr = 0;
+  c = sstfilter_mutable_create(kind, &o, &m, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "target_fpr", __LINE__);
+  o.target_fpr = 0.01;
+  o.bits_per_key = 100;
+  c = sstfilter_mutable_create(kind, &o, &m, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "bits_per_key", __LINE__);
+  o.bits_per_key = 0;
+  c = sstfilter_mutable_create(kind, NULL, &m, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
+
+  o.seed = 5;
+  CHECK_OK(sstfilter_mutable_create(kind, &o, &m, NULL));
+  CHECK(sstfilter_mutable_kind(m) == kind);
+  CHECK(sstfilter_mutable_seed(m) == 5);
+  CHECK(sstfilter_mutable_count(m) == 0);
+  CHECK(CountContained(m, 0, n, 0) == 0); /* empty: nothing matches */
+
+  /* Insert to capacity: every key found, FPR near the target. */
+  int failed = 0;
+  for (unsigned long long i = 0; i < n; i++) {
+    len = Key(i, key);
+    failed += sstfilter_mutable_insert(m, key, len, NULL) != SSTFILTER_OK;
+  }
+  CHECK(failed == 0);
+  CHECK(sstfilter_mutable_count(m) == n);
+  CHECK(CountContained(m, 0, n, 0) == (int)n);
+  const int probes = 100000;
+  const int fp = CountContained(m, 0, probes, 1);
+  printf("  mutable %-15s FPR at capacity %.4f%% (target 1%%)\n",
+         sstfilter_kind_name(kind), 100.0 * fp / probes);
+  CHECK(fp > 0 && fp <= probes * 0.015);
+
+  /* Erase the even keys: the odd ones stay, the even ones mostly go. */
+  int erased = 0;
+  for (unsigned long long i = 0; i < n; i += 2) {
+    len = Key(i, key);
+    erased += sstfilter_mutable_erase(m, key, len);
+  }
+  CHECK(erased == (int)n / 2);
+  CHECK(sstfilter_mutable_count(m) == n / 2);
+  int odd = 0, even = 0;
+  for (unsigned long long i = 0; i < n; i++) {
+    len = Key(i, key);
+    if (i % 2) odd += sstfilter_mutable_contains(m, key, len);
+    else even += sstfilter_mutable_contains(m, key, len);
+  }
+  CHECK(odd == (int)n / 2);
+  CHECK(even <= (int)n / 2 / 20);
+  /* A certainly-absent key is not erased. */
+  for (unsigned long long i = 0;; i++) {
+    len = AbsentKey(i, key);
+    if (!sstfilter_mutable_contains(m, key, len)) break;
+  }
+  CHECK(sstfilter_mutable_erase(m, key, len) == 0);
+  CHECK(sstfilter_mutable_count(m) == n / 2);
+  /* A multiset: two copies need two erases. */
+  CHECK_OK(sstfilter_mutable_insert(m, "twice", 5, NULL));
+  CHECK_OK(sstfilter_mutable_insert(m, "twice", 5, NULL));
+  CHECK(sstfilter_mutable_erase(m, "twice", 5) == 1);
+  CHECK(sstfilter_mutable_contains(m, "twice", 5) == 1);
+  CHECK(sstfilter_mutable_erase(m, "twice", 5) == 1);
+
+  /* Serialize; the bytes are a filter any reader reads, and load back. */
+  char* data = NULL;
+  size_t size = 0;
+  CHECK_OK(sstfilter_mutable_serialize(m, &data, &size, NULL));
+  sstfilter_reader* r = NULL;
+  CHECK_OK(sstfilter_reader_open(data, size, &r, NULL));
+  CHECK(sstfilter_reader_valid(r));
+  CHECK(sstfilter_reader_kind(r) == kind);
+  CHECK(sstfilter_reader_seed(r) == 5);
+  int misses = 0;
+  for (unsigned long long i = 1; i < n; i += 2) {
+    len = Key(i, key);
+    misses += !sstfilter_reader_may_match(r, key, len);
+  }
+  CHECK(misses == 0);
+  sstfilter_reader_destroy(r);
+
+  sstfilter_mutable* loaded = NULL;
+  CHECK_OK(sstfilter_mutable_deserialize(kind, data, size, &loaded, NULL));
+  CHECK(sstfilter_mutable_kind(loaded) == kind);
+  CHECK(sstfilter_mutable_seed(loaded) == 5);
+  if (kind == SSTFILTER_KIND_DYNAMIC_CUCKOO) {
+    CHECK(sstfilter_mutable_count(loaded) == n / 2);
+  }
+  odd = 0;
+  for (unsigned long long i = 1; i < n; i += 2) {
+    len = Key(i, key);
+    odd += sstfilter_mutable_contains(loaded, key, len);
+  }
+  CHECK(odd == (int)n / 2);
+  /* The copy is independent of the bytes and of the original. */
+  memset(data, 0, size);
+  CHECK_OK(sstfilter_mutable_insert(loaded, "new", 3, NULL));
+  CHECK(sstfilter_mutable_contains(loaded, "new", 3) == 1);
+  len = Key(1, key);
+  CHECK(sstfilter_mutable_contains(loaded, key, len) == 1);
+  sstfilter_mutable_destroy(loaded);
+
+  /* Bytes that are not this kind of filter. */
+  loaded = (sstfilter_mutable*)1;
+  c = sstfilter_mutable_deserialize(kind, data, size, &loaded, &err); /* zeros */
+  CHECK(loaded == NULL);
+  ExpectError(c, err, SSTFILTER_CORRUPTION, "", __LINE__);
+  sstfilter_free(data);
+  CHECK_OK(sstfilter_mutable_serialize(m, &data, &size, NULL));
+  c = sstfilter_mutable_deserialize(kind, data, size - 1, &loaded, &err);
+  ExpectError(c, err, SSTFILTER_CORRUPTION, "", __LINE__);
+  const int other = kind == SSTFILTER_KIND_COUNTING_BLOOM
+                        ? SSTFILTER_KIND_DYNAMIC_CUCKOO
+                        : SSTFILTER_KIND_COUNTING_BLOOM;
+  c = sstfilter_mutable_deserialize(other, data, size, &loaded, &err);
+  ExpectError(c, err, SSTFILTER_CORRUPTION, sstfilter_kind_name(other), __LINE__);
+  size_t fsize = 0;
+  char* static_filter = Build("bloom:10", 10, &fsize);
+  c = sstfilter_mutable_deserialize(kind, static_filter, fsize, &loaded, &err);
+  ExpectError(c, err, SSTFILTER_CORRUPTION, "bloom", __LINE__);
+  sstfilter_free(static_filter);
+  c = sstfilter_mutable_deserialize(kind, NULL, 4, &loaded, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
+  c = sstfilter_mutable_deserialize(SSTFILTER_KIND_CUCKOO, data, size, &loaded, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "mutable filter kind", __LINE__);
+  sstfilter_free(data);
+
+  /* Beyond capacity: a dynamic cuckoo filter fills up and says so, keeping
+   * every key it accepted; a counting Bloom filter accepts everything. */
+  sstfilter_mutable_destroy(m);
+  o.capacity = 100;
+  CHECK_OK(sstfilter_mutable_create(kind, &o, &m, NULL));
+  unsigned long long accepted = 0, i = 0;
+  for (; i < 1000; i++) {
+    len = Key(i, key);
+    c = sstfilter_mutable_insert(m, key, len, &err);
+    if (c == SSTFILTER_FULL) {
+      ExpectError(c, err, SSTFILTER_FULL, "full", __LINE__);
+      break;
+    }
+    CHECK(c == SSTFILTER_OK);
+    accepted++;
+  }
+  if (kind == SSTFILTER_KIND_DYNAMIC_CUCKOO) {
+    CHECK(i < 1000 && accepted >= 95);
+  } else {
+    CHECK(accepted == 1000);
+  }
+  CHECK(sstfilter_mutable_count(m) == accepted);
+  CHECK(CountContained(m, 0, accepted, 0) == (int)accepted);
+  sstfilter_mutable_destroy(m);
+
+  /* NULL handles. */
+  CHECK(sstfilter_mutable_contains(NULL, "k", 1) == 1);
+  CHECK(sstfilter_mutable_erase(NULL, "k", 1) == 0);
+  CHECK(sstfilter_mutable_count(NULL) == 0);
+  c = sstfilter_mutable_insert(NULL, "k", 1, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
+  c = sstfilter_mutable_serialize(NULL, &data, &size, &err);
+  CHECK(data == NULL && size == 0);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
+  sstfilter_mutable_destroy(NULL);
+  sstfilter_mutable_options_init(NULL);
+}
+
 /* One reader, many threads: all see every key. */
 struct ThreadArg {
   const sstfilter_reader* reader;
@@ -487,6 +682,10 @@ int main(void) {
   TestCorruptBytes("bloom:10");
   TestCorruptBytes("blocked_bloom:10:seed=3");
   TestSharedReader();
+  TestMutable(SSTFILTER_KIND_COUNTING_BLOOM);
+  TestMutable(SSTFILTER_KIND_DYNAMIC_CUCKOO);
+  TestBuildAndRead("cuckoo:12", SSTFILTER_KIND_CUCKOO);
+  TestCorruptBytes("cuckoo:12");
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }

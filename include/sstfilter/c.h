@@ -69,7 +69,8 @@ typedef enum sstfilter_code {
   SSTFILTER_NOT_SUPPORTED = 2,    /* a valid request this build cannot do */
   SSTFILTER_CORRUPTION = 3,       /* bytes that cannot be deserialized */
   SSTFILTER_OUT_OF_MEMORY = 4,
-  SSTFILTER_INTERNAL = 5 /* an unexpected failure; the message says what */
+  SSTFILTER_INTERNAL = 5, /* an unexpected failure; the message says what */
+  SSTFILTER_FULL = 6      /* a dynamic cuckoo filter found no room */
 } sstfilter_code;
 
 /* "OK", "Invalid argument", ...; a static string, never NULL. */
@@ -225,6 +226,80 @@ void sstfilter_reader_may_match_hashes(const sstfilter_reader* r, size_t n,
  * per lookup; prefer a reader to query one filter many times. */
 int sstfilter_may_match(const char* filter, size_t size, const char* key,
                         size_t len) SSTFILTER_C_NOEXCEPT;
+
+/* ---- mutable filters (sstfilter/mutable.h) ------------------------------- */
+
+/* A set of keys that accepts inserts and erases at any time: a counting
+ * Bloom filter (SSTFILTER_KIND_COUNTING_BLOOM) or a dynamic cuckoo filter
+ * (SSTFILTER_KIND_DYNAMIC_CUCKOO). It holds a multiset: a key inserted twice
+ * stays until erased twice. Erase only keys that are in the filter: erasing
+ * a key never inserted may remove another key's entry, which then reads as
+ * absent. Writes (insert, erase) need one thread at a time; const calls
+ * (contains, serialize) may run concurrently with each other. */
+typedef struct sstfilter_mutable sstfilter_mutable;
+
+typedef struct sstfilter_mutable_options {
+  uint64_t capacity;   /* keys the filter is sized for, >= 1 */
+  double target_fpr;   /* FPR with `capacity` keys inside, in (0, 1) */
+  double bits_per_key; /* if > 0, used instead of target_fpr: counters per
+                          key (counting Bloom, 4 bits each) or fingerprint
+                          bits (dynamic cuckoo) */
+  uint64_t seed;       /* hash seed, stored in serialized bytes */
+} sstfilter_mutable_options;
+
+/* Sets the defaults: capacity 0 (set it), target_fpr 0.01, bits_per_key 0,
+ * seed 0. */
+void sstfilter_mutable_options_init(sstfilter_mutable_options* options)
+    SSTFILTER_C_NOEXCEPT;
+
+/* On success *out is an empty filter of `kind` sized by `options`; on
+ * failure *out is NULL (INVALID_ARGUMENT names the bad option). */
+sstfilter_code sstfilter_mutable_create(int kind,
+                                        const sstfilter_mutable_options* options,
+                                        sstfilter_mutable** out,
+                                        char** errmsg) SSTFILTER_C_NOEXCEPT;
+void sstfilter_mutable_destroy(sstfilter_mutable* m) SSTFILTER_C_NOEXCEPT;
+
+/* SSTFILTER_KIND_COUNTING_BLOOM or SSTFILTER_KIND_DYNAMIC_CUCKOO. */
+int sstfilter_mutable_kind(const sstfilter_mutable* m) SSTFILTER_C_NOEXCEPT;
+uint64_t sstfilter_mutable_seed(const sstfilter_mutable* m)
+    SSTFILTER_C_NOEXCEPT;
+/* Inserts that succeeded minus erases that did, since create or
+ * deserialize (a deserialized counting Bloom filter restarts at 0: it keeps
+ * no count; a dynamic cuckoo filter counts its stored fingerprints). */
+uint64_t sstfilter_mutable_count(const sstfilter_mutable* m)
+    SSTFILTER_C_NOEXCEPT;
+
+/* Adds one copy of a key. SSTFILTER_FULL (the filter unchanged) when a
+ * dynamic cuckoo filter finds no room, which becomes likely beyond its
+ * capacity; a counting Bloom filter always accepts, its FPR growing past
+ * the target beyond capacity. */
+sstfilter_code sstfilter_mutable_insert(sstfilter_mutable* m, const char* key,
+                                        size_t len,
+                                        char** errmsg) SSTFILTER_C_NOEXCEPT;
+/* Removes one copy of a key: 1 if removed, 0 if the key was certainly
+ * absent (nothing changed). REQUIRES: the key is in the filter. */
+int sstfilter_mutable_erase(sstfilter_mutable* m, const char* key,
+                            size_t len) SSTFILTER_C_NOEXCEPT;
+/* 0 only if the key is certainly absent, else 1. A NULL filter says 1. */
+int sstfilter_mutable_contains(const sstfilter_mutable* m, const char* key,
+                               size_t len) SSTFILTER_C_NOEXCEPT;
+
+/* Writes the filter in the sstfilter format (kind 4 or 5): *data (free with
+ * sstfilter_free) holds *size bytes. The bytes can be loaded back with
+ * sstfilter_mutable_deserialize, or queried with sstfilter_reader_open. */
+sstfilter_code sstfilter_mutable_serialize(const sstfilter_mutable* m,
+                                           char** data, size_t* size,
+                                           char** errmsg) SSTFILTER_C_NOEXCEPT;
+/* Loads bytes that sstfilter_mutable_serialize wrote for a filter of
+ * `kind` into a new filter (a copy: the bytes may be freed after).
+ * SSTFILTER_CORRUPTION, and *out NULL, for bytes that are not such a
+ * filter. */
+sstfilter_code sstfilter_mutable_deserialize(int kind, const char* data,
+                                             size_t size,
+                                             sstfilter_mutable** out,
+                                             char** errmsg)
+    SSTFILTER_C_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */
