@@ -12,11 +12,13 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "sstfilter/filter.h"
+#include "sstfilter/mutable.h"
 #include "sstfilter/params.h"
 #include "sstfilter/spec.h"
 #include "tests/test_util.h"
@@ -26,6 +28,9 @@
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
+#endif
+#if SSTFILTER_TOOL_TEST_ADAPTER
+#include "sstfilter/rocksdb.h"
 #endif
 
 namespace sstfilter {
@@ -101,6 +106,49 @@ TEST(SstfilterToolTest, ParamsMatchesTheLibrary) {
   EXPECT_TRUE(Contains(r.out, "bloom:9.6 ")) << r.out;
 }
 
+// The bytes column of `kind`'s row (0 if there is none).
+uint64_t RowBytes(const std::string& out, const std::string& kind) {
+  const size_t row = out.find("\n" + kind + " ");
+  if (row == std::string::npos) return 0;
+  const std::string line = out.substr(row + 1, out.find('\n', row + 1) - row);
+  const size_t paren = line.find(" (");  // "<bytes>   (1.25 MiB)"
+  size_t start = line.rfind(' ', line.find_last_not_of(' ', paren - 1)) + 1;
+  if (line[start] == '~') start++;
+  return std::strtoull(line.c_str() + start, nullptr, 10);
+}
+
+TEST(SstfilterToolTest, ParamsSizesMutableKindsAsBuilt) {
+  for (uint64_t keys : {100000ull, 4000000ull}) {
+    const Result r =
+        RunTool("params --keys=" + std::to_string(keys) + " --fpr=0.001");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    MutableFilterOptions o;
+    o.capacity = keys;
+    o.target_fpr = 0.001;
+    DynamicCuckooFilter cuckoo;
+    ASSERT_TRUE(DynamicCuckooFilter::Create(o, &cuckoo).ok());
+    std::string bytes;
+    cuckoo.Serialize(&bytes);
+    // Exact up to 2^20 keys; scaled (and marked ~) beyond.
+    const uint64_t shown = RowBytes(r.out, "dynamic_cuckoo");
+    if (keys <= (1u << 20)) {
+      EXPECT_EQ(shown, bytes.size()) << r.out;
+    } else {
+      EXPECT_NEAR(static_cast<double>(shown),
+                  static_cast<double>(bytes.size()), bytes.size() * 1e-4)
+          << r.out;
+      EXPECT_TRUE(Contains(r.out, "~")) << r.out;
+    }
+    if (keys <= (1u << 20)) {
+      CountingBloomFilter counting;
+      ASSERT_TRUE(CountingBloomFilter::Create(o, &counting).ok());
+      bytes.clear();
+      counting.Serialize(&bytes);
+      EXPECT_EQ(RowBytes(r.out, "counting_bloom"), bytes.size()) << r.out;
+    }
+  }
+}
+
 TEST(SstfilterToolTest, ParamsOneKindAndSmallFilters) {
   const Result r = RunTool("params --keys=200 --fpr=0.001 --kind=blocked_bloom");
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -158,6 +206,84 @@ TEST(SstfilterToolTest, HelpListsOnlyItsOwnFlags) {
   EXPECT_LT((r.out + r.err).size(), 3000u) << r.out;
 }
 
+// ---- dedup -----------------------------------------------------------------
+
+// Lines "url-<i>" for i < distinct, each `copies` times, interleaved.
+std::string Urls(int distinct, int copies) {
+  std::string in;
+  for (int c = 0; c < copies; c++) {
+    for (int i = 0; i < distinct; i++) {
+      in += "https://example.com/page/" + std::to_string((i * 7919) % distinct) +
+            "\n";
+    }
+  }
+  return in;
+}
+
+// Checks that `out` has no line twice and keeps first-seen order; returns
+// the number of lines.
+int CheckDedupOutput(const std::string& out) {
+  std::set<std::string> lines;
+  size_t pos = 0;
+  int n = 0;
+  while (pos < out.size()) {
+    const size_t end = out.find('\n', pos);
+    EXPECT_NE(end, std::string::npos);
+    if (end == std::string::npos) break;
+    EXPECT_TRUE(lines.insert(out.substr(pos, end - pos)).second)
+        << "printed twice: " << out.substr(pos, end - pos);
+    pos = end + 1;
+    n++;
+  }
+  return n;
+}
+
+TEST(SstfilterToolTest, DedupPrintsEachLineOnce) {
+  for (const char* kind : {"dynamic_cuckoo", "counting_bloom"}) {
+    const Result r = RunTool(std::string("dedup --expect=2000 --fpr=0.01 --kind=") + kind,
+                             Urls(2000, 3));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const int printed = CheckDedupOutput(r.out);
+    // False positives drop ~1% of new lines; fixed input, so no flakes.
+    EXPECT_GE(printed, 2000 * 0.97) << kind;
+    EXPECT_LE(printed, 2000);
+    EXPECT_TRUE(Contains(r.err, "6000 lines read, " + std::to_string(printed) +
+                                    " printed, " + std::to_string(6000 - printed) +
+                                    " dropped"))
+        << r.err;
+    EXPECT_TRUE(Contains(r.err, kind)) << r.err;
+    // First-seen order: the first lines are printed as they come.
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "https://example.com/page/0");
+  }
+}
+
+TEST(SstfilterToolTest, DedupGrowsPastExpect) {
+  // 20x more distinct lines than expected: the cuckoo filters chain, and
+  // still no line is printed twice.
+  const Result r = RunTool("dedup --expect=100", Urls(2000, 2));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int printed = CheckDedupOutput(r.out);
+  EXPECT_GE(printed, 2000 * 0.95);
+  EXPECT_TRUE(Contains(r.err, "outgrew --expect=100")) << r.err;
+}
+
+TEST(SstfilterToolTest, DedupEdgeCases) {
+  Result r = RunTool("dedup", "");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(Contains(r.err, "0 lines read, 0 printed")) << r.err;
+  // Empty lines count as lines; a last line without '\n' is printed.
+  r = RunTool("dedup", "\n\nb\nb");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "\nb\n");
+  r = RunTool("dedup --kind=bloom");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "dedup --kind must be dynamic_cuckoo")) << r.err;
+  r = RunTool("dedup --expect=1000000000000000");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "capacity")) << r.err;
+}
+
 // ---- inspect ---------------------------------------------------------------
 
 #if SSTFILTER_TOOL_TEST_ROCKSDB
@@ -203,6 +329,29 @@ TEST(SstfilterToolTest, InspectBuiltinBloom) {
   EXPECT_TRUE(Contains(r.out, "sstfilter:         no:")) << r.out;
   std::remove(path.c_str());
 }
+
+#if SSTFILTER_TOOL_TEST_ADAPTER
+TEST(SstfilterToolTest, InspectSstfilterFilter) {
+  for (const char* spec : {"blocked_bloom:10", "cuckoo:12"}) {
+    std::shared_ptr<const rocksdb::FilterPolicy> policy;
+    ASSERT_TRUE(NewRocksDBFilterPolicy(spec, &policy).ok());
+    const std::string path = Scratch("sstfilter.sst");
+    WriteSst(path, policy, 20000);
+    const Result r = RunTool("inspect " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(Contains(r.out, std::string("filter policy:     sstfilter.") +
+                                    std::string(spec).substr(0, std::string(spec).find(':'))))
+        << r.out;
+    EXPECT_TRUE(Contains(r.out, "sstfilter:         yes: family sstfilter.v1"))
+        << r.out;
+    // The filter's size is what the spec builds for these keys.
+    FilterParams p;
+    ASSERT_TRUE(ParamsForSpec(test::MustParse(spec), 20000, &p).ok());
+    EXPECT_EQ(Field(r.out, "filter size:"), p.filter_bytes) << r.out;
+    std::remove(path.c_str());
+  }
+}
+#endif  // SSTFILTER_TOOL_TEST_ADAPTER
 
 TEST(SstfilterToolTest, InspectFileWithoutFilter) {
   const std::string path = Scratch("nofilter.sst");
