@@ -4,11 +4,13 @@
 // ceiling (fixed keys, so never flaky), neighbour keys, reuse, batches.
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include <gtest/gtest.h>
 
 #include "sstfilter/filter.h"
+#include "sstfilter/hash.h"
 #include "sstfilter/params.h"
 #include "tests/test_util.h"
 
@@ -173,6 +175,30 @@ TEST_P(FilterTest, ManyThreadsShareOneReader) {
   }
   for (auto& th : threads) th.join();
   for (int m : misses) EXPECT_EQ(m, 0);
+}
+
+// 300M keys in one filter (2.4 GB of hashes, ~375 MB of filter): sizes and
+// indexes past 2^32 bits. Slow, so only with SSTFILTER_BIG_TESTS=1.
+TEST_P(FilterTest, HundredsOfMillionsOfKeys) {
+  if (std::getenv("SSTFILTER_BIG_TESTS") == nullptr) {
+    GTEST_SKIP() << "set SSTFILTER_BIG_TESTS=1 to run";
+  }
+  const uint64_t n = 300000000;
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(spec(), &b).ok());
+  auto hash_of = [](uint64_t i) {
+    return Hash64(std::string_view(reinterpret_cast<const char*>(&i), 8));
+  };
+  for (uint64_t i = 0; i < n; i++) b->AddHash(hash_of(i));
+  std::string bytes;
+  b->Finish(&bytes);
+  EXPECT_GT(bytes.size(), n);  // more than 8 bits per key: past 2^32 bits
+  const FilterReader r = FilterReader::Open(bytes);
+  ASSERT_TRUE(r.valid());
+  for (uint64_t i = 0; i < n; i += 997) ASSERT_TRUE(r.MayMatchHash(hash_of(i)));
+  uint64_t fp = 0;
+  for (uint64_t i = n; i < n + 1000000; i++) fp += r.MayMatchHash(hash_of(i));
+  EXPECT_LE(fp / 1e6, Ceiling(n));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, FilterTest,
