@@ -115,7 +115,8 @@ Status MutableKindOk(int kind) {
   }
   return Status::InvalidArgument(
       "mutable filter kind must be counting_bloom (4) or dynamic_cuckoo (5), "
-      "got " + std::to_string(kind));
+      "got " +
+      std::to_string(kind));
 }
 
 void ToCParams(const sstfilter::FilterParams& p, sstfilter_params* out) {
@@ -214,14 +215,15 @@ sstfilter_code sstfilter_params_for_fpr(int kind, uint64_t num_keys,
                                      std::to_string(kind));
     }
     sstfilter::FilterParams p;
-    Status s = sstfilter::ParamsForFpr(static_cast<FilterKind>(kind),
-                                       num_keys, target_fpr, &p);
+    Status s = sstfilter::ParamsForFpr(static_cast<FilterKind>(kind), num_keys,
+                                       target_fpr, &p);
     if (s.ok()) ToCParams(p, out);
     return s;
   });
 }
 
-// ---- builders ----------------------------------------------------------------
+// ---- builders
+// ----------------------------------------------------------------
 
 sstfilter_code sstfilter_builder_create(const char* spec,
                                         sstfilter_builder** out,
@@ -309,7 +311,8 @@ sstfilter_code sstfilter_builder_finish(sstfilter_builder* b, char** data,
   });
 }
 
-// ---- readers -----------------------------------------------------------------
+// ---- readers
+// -----------------------------------------------------------------
 
 sstfilter_code sstfilter_reader_open(const char* data, size_t size,
                                      sstfilter_reader** out,
@@ -332,8 +335,7 @@ int sstfilter_reader_valid(const sstfilter_reader* r) noexcept {
 }
 
 int sstfilter_reader_kind(const sstfilter_reader* r) noexcept {
-  return r == nullptr ? SSTFILTER_KIND_EMPTY
-                      : static_cast<int>(r->impl.kind());
+  return r == nullptr ? SSTFILTER_KIND_EMPTY : static_cast<int>(r->impl.kind());
 }
 
 uint64_t sstfilter_reader_seed(const sstfilter_reader* r) noexcept {
@@ -396,12 +398,15 @@ void sstfilter_reader_may_match_hashes(const sstfilter_reader* r, size_t n,
 int sstfilter_may_match(const char* filter, size_t size, const char* key,
                         size_t len) noexcept {
   if (!KeyOk(filter, size) || !KeyOk(key, len)) return 1;
-  return sstfilter::FilterReader::Open(Key(filter, size)).MayMatch(Key(key, len));
+  return sstfilter::FilterReader::Open(Key(filter, size))
+      .MayMatch(Key(key, len));
 }
 
-// ---- mutable filters ---------------------------------------------------------
+// ---- mutable filters
+// ---------------------------------------------------------
 
-void sstfilter_mutable_options_init(sstfilter_mutable_options* options) noexcept {
+void sstfilter_mutable_options_init(
+    sstfilter_mutable_options* options) noexcept {
   if (options == nullptr) return;
   const sstfilter::MutableFilterOptions defaults;
   options->capacity = defaults.capacity;
@@ -410,10 +415,9 @@ void sstfilter_mutable_options_init(sstfilter_mutable_options* options) noexcept
   options->seed = defaults.seed;
 }
 
-sstfilter_code sstfilter_mutable_create(int kind,
-                                        const sstfilter_mutable_options* options,
-                                        sstfilter_mutable** out,
-                                        char** errmsg) noexcept {
+sstfilter_code sstfilter_mutable_create(
+    int kind, const sstfilter_mutable_options* options, sstfilter_mutable** out,
+    char** errmsg) noexcept {
   if (out != nullptr) *out = nullptr;
   return Guard(errmsg, [&] {
     if (options == nullptr) return NullArgument("options");

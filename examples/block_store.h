@@ -101,10 +101,10 @@ class Writer {
   std::string block_, filters_, index_, last_key_;
 };
 
-struct Stats {  // what lookups cost
-  uint64_t filter_checks = 0;   // lookups that reached a block's filter
-  uint64_t blocks_read = 0;     // data blocks read from disk
-  uint64_t blocks_skipped = 0;  // reads saved: the filter said "no"
+// What lookups cost: filter checks (lookups that reached a block's filter),
+// data blocks read, and reads saved because the filter said "no".
+struct Stats {
+  uint64_t filter_checks = 0, blocks_read = 0, blocks_skipped = 0;
 };
 
 // Reads a store file. The index and the filters stay in memory (as LevelDB
@@ -116,17 +116,17 @@ class Store {
   bool Open(const std::string& path) {
     in_.open(path, std::ios::binary | std::ios::ate);
     const uint64_t size = in_ ? static_cast<uint64_t>(in_.tellg()) : 0;
-    std::string footer;
     size_t pos = 0;
-    uint32_t filters_at, index_at;  // file offsets
-    if (size < 8 || !Read(size - 8, 8, &footer) ||
-        !GetU32(footer, &pos, &filters_at) || !GetU32(footer, &pos, &index_at) ||
+    uint32_t filters_at, index_at;  // file offsets, from the footer
+    if (size < 8 || !Read(size - 8, 8, &meta_) ||
+        !GetU32(meta_, &pos, &filters_at) || !GetU32(meta_, &pos, &index_at) ||
         filters_at > index_at || index_at > size - 8 ||
         !Read(filters_at, size - 8 - filters_at, &meta_)) {
       return false;
     }
     const std::string_view filters(meta_.data(), index_at - filters_at);
-    const std::string_view index = std::string_view(meta_).substr(filters.size());
+    const std::string_view index =
+        std::string_view(meta_).substr(filters.size());
     uint32_t offset = 0, filter_offset = 0, filter_size;
     for (pos = 0; pos < index.size();) {
       Block b;

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
   }
-  for (int i = 0; i < n; i++) writer.Add(key(i, 'a'), "value of " + key(i, 'a'));
+  for (int i = 0; i < n; i++)
+    writer.Add(key(i, 'a'), "value of " + key(i, 'a'));
   if (!writer.Finish()) {
     std::fprintf(stderr, "cannot write %s\n", path.c_str());
     return 1;

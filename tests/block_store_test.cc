@@ -75,16 +75,17 @@ TEST_P(BlockStoreTest, FindsEveryKeyAndSkipsAbsentBlocks) {
 
   // The expected FPR of a filter of an average block's keys.
   FilterParams p;
-  ASSERT_TRUE(ParamsForSpec(test::MustParse(GetParam()),
-                            n / store.num_blocks(), &p)
-                  .ok());
+  ASSERT_TRUE(
+      ParamsForSpec(test::MustParse(GetParam()), n / store.num_blocks(), &p)
+          .ok());
   const double expected = p.expected_fpr * static_cast<double>(checks);
-  std::printf("%s: %zu blocks, %llu absent lookups, %llu block reads "
-              "(expected %.1f = FPR %.4f%% x checks), %llu reads saved\n",
-              GetParam().c_str(), store.num_blocks(),
-              static_cast<unsigned long long>(checks),
-              static_cast<unsigned long long>(reads), expected,
-              100 * p.expected_fpr, static_cast<unsigned long long>(skipped));
+  std::printf(
+      "%s: %zu blocks, %llu absent lookups, %llu block reads "
+      "(expected %.1f = FPR %.4f%% x checks), %llu reads saved\n",
+      GetParam().c_str(), store.num_blocks(),
+      static_cast<unsigned long long>(checks),
+      static_cast<unsigned long long>(reads), expected, 100 * p.expected_fpr,
+      static_cast<unsigned long long>(skipped));
   // Close to FPR x checks: fixed keys, so these bounds never flake.
   EXPECT_LE(reads, 1.3 * expected + 10);
   EXPECT_GE(reads, 0.5 * expected);
@@ -149,7 +150,8 @@ TEST(BlockStoreSpecTest, BadSpecIsAnError) {
   block_store::Writer w;
   Status s = w.Open(::testing::TempDir() + "bad.db", "bloom:0");
   EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("bits per key"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("bits per key"), std::string::npos)
+      << s.ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, BlockStoreTest,

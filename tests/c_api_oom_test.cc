@@ -6,11 +6,11 @@
 // SSTFILTER_OUT_OF_MEMORY rather than let the exception escape (which,
 // through a noexcept function, would terminate the test).
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <new>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "sstfilter/c.h"
 
@@ -64,8 +64,8 @@ TEST(CApiOomTest, AddKeyAndFinishReportOutOfMemory) {
   {
     FailAllocations armed;
     for (int i = 0; i < 1 << 20 && c == SSTFILTER_OK; i++) {
-      const uint64_t h = sstfilter_hash64(reinterpret_cast<const char*>(&i),
-                                          sizeof(i), 0);
+      const uint64_t h =
+          sstfilter_hash64(reinterpret_cast<const char*>(&i), sizeof(i), 0);
       c = sstfilter_builder_add_hash(b, h, nullptr);
       if (c == SSTFILTER_OK) added++;
     }
@@ -125,7 +125,8 @@ TEST(CApiOomTest, ReaderOpenReportsOutOfMemoryButQueriesNeedNone) {
 }
 
 TEST(CApiOomTest, MutableFiltersReportOutOfMemory) {
-  for (int kind : {SSTFILTER_KIND_COUNTING_BLOOM, SSTFILTER_KIND_DYNAMIC_CUCKOO}) {
+  for (int kind :
+       {SSTFILTER_KIND_COUNTING_BLOOM, SSTFILTER_KIND_DYNAMIC_CUCKOO}) {
     sstfilter_mutable_options o;
     sstfilter_mutable_options_init(&o);
     o.capacity = 10000;

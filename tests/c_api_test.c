@@ -5,37 +5,36 @@
  * threads. Prints one line per failed check and exits non-zero on any.
  */
 
-#include "sstfilter/c.h"
-
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sstfilter/c.h"
+
 static int failures = 0;
 static int checks = 0;
 
-#define CHECK(cond)                                                 \
-  do {                                                              \
-    checks++;                                                       \
-    if (!(cond)) {                                                  \
-      failures++;                                                   \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, \
-              #cond);                                               \
-    }                                                               \
+#define CHECK(cond)                                                            \
+  do {                                                                         \
+    checks++;                                                                  \
+    if (!(cond)) {                                                             \
+      failures++;                                                              \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+    }                                                                          \
   } while (0)
 
 /* A call that must succeed; prints the message if it does not. */
-#define CHECK_OK(call)                                                    \
-  do {                                                                    \
-    sstfilter_code c_ = (call);                                           \
-    checks++;                                                             \
-    if (c_ != SSTFILTER_OK) {                                             \
-      failures++;                                                         \
-      fprintf(stderr, "%s:%d: %s returned %s\n", __FILE__, __LINE__,     \
-              #call, sstfilter_code_name(c_));                            \
-    }                                                                     \
+#define CHECK_OK(call)                                                      \
+  do {                                                                      \
+    sstfilter_code c_ = (call);                                             \
+    checks++;                                                               \
+    if (c_ != SSTFILTER_OK) {                                               \
+      failures++;                                                           \
+      fprintf(stderr, "%s:%d: %s returned %s\n", __FILE__, __LINE__, #call, \
+              sstfilter_code_name(c_));                                     \
+    }                                                                       \
   } while (0)
 
 /* Fixed keys, so FPR checks never flake: "key-%011llu" + 'a' (present),
@@ -63,11 +62,13 @@ static void ExpectError(sstfilter_code got, char* err, sstfilter_code want,
 static void TestNamesAndCodes(void) {
   CHECK(strcmp(sstfilter_family_name(), "sstfilter.v1") == 0);
   CHECK(strcmp(sstfilter_code_name(SSTFILTER_OK), "OK") == 0);
-  CHECK(strcmp(sstfilter_code_name(SSTFILTER_OUT_OF_MEMORY), "Out of memory") == 0);
+  CHECK(strcmp(sstfilter_code_name(SSTFILTER_OUT_OF_MEMORY), "Out of memory") ==
+        0);
   CHECK(strcmp(sstfilter_code_name(SSTFILTER_FULL), "Full") == 0);
   CHECK(strcmp(sstfilter_code_name((sstfilter_code)77), "Unknown code") == 0);
   CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_BLOOM), "bloom") == 0);
-  CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_BLOCKED_BLOOM), "blocked_bloom") == 0);
+  CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_BLOCKED_BLOOM),
+               "blocked_bloom") == 0);
   CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_CUCKOO), "cuckoo") == 0);
   CHECK(strcmp(sstfilter_kind_name(-1), "unknown") == 0);
   CHECK(strcmp(sstfilter_kind_name(200), "unknown") == 0);
@@ -77,11 +78,13 @@ static void TestNamesAndCodes(void) {
 static void TestSpecs(void) {
   char* canonical = NULL;
   char* err = (char*)1; /* must be overwritten */
-  CHECK(sstfilter_spec_parse("sstfilter.bloom:10.50", &canonical, &err) == SSTFILTER_OK);
+  CHECK(sstfilter_spec_parse("sstfilter.bloom:10.50", &canonical, &err) ==
+        SSTFILTER_OK);
   CHECK(err == NULL);
   CHECK(canonical != NULL && strcmp(canonical, "bloom:10.5") == 0);
   sstfilter_free(canonical);
-  CHECK(sstfilter_spec_parse("blocked_bloom:9:seed=7", NULL, NULL) == SSTFILTER_OK);
+  CHECK(sstfilter_spec_parse("blocked_bloom:9:seed=7", NULL, NULL) ==
+        SSTFILTER_OK);
 
   sstfilter_code c;
   canonical = (char*)1;
@@ -89,7 +92,8 @@ static void TestSpecs(void) {
   CHECK(canonical == NULL);
   ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "bloom:-3", __LINE__);
   c = sstfilter_spec_parse("nope:10", NULL, &err);
-  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "unknown filter kind", __LINE__);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "unknown filter kind",
+              __LINE__);
   c = sstfilter_spec_parse("bloom", NULL, &err);
   ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "expected <kind>", __LINE__);
   c = sstfilter_spec_parse("bloom:10:salt=1", NULL, &err);
@@ -113,7 +117,8 @@ static void TestHash(void) {
 static void TestParams(void) {
   sstfilter_params p;
   memset(&p, 0, sizeof(p));
-  CHECK_OK(sstfilter_params_for_fpr(SSTFILTER_KIND_BLOOM, 1000000, 0.01, &p, NULL));
+  CHECK_OK(
+      sstfilter_params_for_fpr(SSTFILTER_KIND_BLOOM, 1000000, 0.01, &p, NULL));
   CHECK(p.kind == SSTFILTER_KIND_BLOOM);
   CHECK(p.num_keys == 1000000);
   CHECK(p.num_probes == 7);
@@ -121,7 +126,8 @@ static void TestParams(void) {
   CHECK(p.expected_fpr <= 0.01 && p.expected_fpr > 0.009);
   CHECK(p.filter_bytes >= 1190000 && p.filter_bytes <= 1210000);
 
-  CHECK_OK(sstfilter_params_for_fpr(SSTFILTER_KIND_BLOCKED_BLOOM, 1000000, 0.001, &p, NULL));
+  CHECK_OK(sstfilter_params_for_fpr(SSTFILTER_KIND_BLOCKED_BLOOM, 1000000,
+                                    0.001, &p, NULL));
   CHECK(p.kind == SSTFILTER_KIND_BLOCKED_BLOOM);
   CHECK(p.expected_fpr <= 0.001);
   CHECK(p.bits_per_key > 14.4); /* more than standard Bloom needs */
@@ -174,7 +180,8 @@ static char* Build(const char* spec, unsigned long long n, size_t* size) {
       CHECK_OK(sstfilter_builder_add_key(b, key, len, NULL));
       i++;
     } else if (i % 3 == 1) {
-      CHECK_OK(sstfilter_builder_add_hash(b, sstfilter_hash64(key, len, seed), NULL));
+      CHECK_OK(sstfilter_builder_add_hash(b, sstfilter_hash64(key, len, seed),
+                                          NULL));
       i++;
     } else {
       size_t m = 0;
@@ -255,7 +262,8 @@ static void TestBuildAndRead(const char* spec, int expected_kind) {
     sstfilter_reader_may_match_batch(r, kBatch, keys, lens, results);
     for (int j = 0; j < kBatch; j++) {
       fp += results[j];
-      if (results[j] != sstfilter_reader_may_match(r, keys[j], lens[j])) disagree++;
+      if (results[j] != sstfilter_reader_may_match(r, keys[j], lens[j]))
+        disagree++;
     }
   }
   const double fpr = (double)fp / probes;
@@ -452,7 +460,8 @@ static void TestMutable(int kind) {
   sstfilter_mutable_options o;
   memset(&o, 0xff, sizeof(o));
   sstfilter_mutable_options_init(&o);
-  CHECK(o.capacity == 0 && o.target_fpr == 0.01 && o.bits_per_key == 0 && o.seed == 0);
+  CHECK(o.capacity == 0 && o.target_fpr == 0.01 && o.bits_per_key == 0 &&
+        o.seed == 0);
 
   /* Bad options and kinds. */
   sstfilter_mutable* m = (sstfilter_mutable*)1;
@@ -461,7 +470,8 @@ static void TestMutable(int kind) {
   ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "capacity", __LINE__);
   o.capacity = n;
   c = sstfilter_mutable_create(SSTFILTER_KIND_BLOOM, &o, &m, &err);
-  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "mutable filter kind", __LINE__);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "mutable filter kind",
+              __LINE__);
   o.target_fpr = 0;
   c = sstfilter_mutable_create(kind, &o, &m, &err);
   ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "target_fpr", __LINE__);
@@ -506,8 +516,10 @@ static void TestMutable(int kind) {
   int odd = 0, even = 0;
   for (unsigned long long i = 0; i < n; i++) {
     len = Key(i, key);
-    if (i % 2) odd += sstfilter_mutable_contains(m, key, len);
-    else even += sstfilter_mutable_contains(m, key, len);
+    if (i % 2)
+      odd += sstfilter_mutable_contains(m, key, len);
+    else
+      even += sstfilter_mutable_contains(m, key, len);
   }
   CHECK(odd == (int)n / 2);
   CHECK(even <= (int)n / 2 / 20);
@@ -565,7 +577,8 @@ static void TestMutable(int kind) {
 
   /* Bytes that are not this kind of filter. */
   loaded = (sstfilter_mutable*)1;
-  c = sstfilter_mutable_deserialize(kind, data, size, &loaded, &err); /* zeros */
+  c = sstfilter_mutable_deserialize(kind, data, size, &loaded,
+                                    &err); /* zeros */
   CHECK(loaded == NULL);
   ExpectError(c, err, SSTFILTER_CORRUPTION, "", __LINE__);
   sstfilter_free(data);
@@ -576,7 +589,8 @@ static void TestMutable(int kind) {
                         ? SSTFILTER_KIND_DYNAMIC_CUCKOO
                         : SSTFILTER_KIND_COUNTING_BLOOM;
   c = sstfilter_mutable_deserialize(other, data, size, &loaded, &err);
-  ExpectError(c, err, SSTFILTER_CORRUPTION, sstfilter_kind_name(other), __LINE__);
+  ExpectError(c, err, SSTFILTER_CORRUPTION, sstfilter_kind_name(other),
+              __LINE__);
   size_t fsize = 0;
   char* static_filter = Build("bloom:10", 10, &fsize);
   c = sstfilter_mutable_deserialize(kind, static_filter, fsize, &loaded, &err);
@@ -584,8 +598,10 @@ static void TestMutable(int kind) {
   sstfilter_free(static_filter);
   c = sstfilter_mutable_deserialize(kind, NULL, 4, &loaded, &err);
   ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
-  c = sstfilter_mutable_deserialize(SSTFILTER_KIND_CUCKOO, data, size, &loaded, &err);
-  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "mutable filter kind", __LINE__);
+  c = sstfilter_mutable_deserialize(SSTFILTER_KIND_CUCKOO, data, size, &loaded,
+                                    &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "mutable filter kind",
+              __LINE__);
   sstfilter_free(data);
 
   /* Beyond capacity: a dynamic cuckoo filter fills up and says so, keeping

@@ -4,6 +4,7 @@
 // (SSTFILTER_TOOL_PATH) in a shell, checking its output and exit status.
 // inspect reads SST files written here with rocksdb::SstFileWriter.
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -14,8 +15,6 @@
 #include <memory>
 #include <set>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
@@ -49,8 +48,8 @@ std::string Slurp(const std::string& path) {
 // A file name unique to the running test (ctest runs tests in parallel).
 std::string Scratch(const std::string& name) {
   return ::testing::TempDir() + "sstfilter_tool_test_" +
-         ::testing::UnitTest::GetInstance()->current_test_info()->name() +
-         "_" + name;
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+         name;
 }
 
 // Runs `sstfilter <args>` with `input` on stdin.
@@ -61,8 +60,8 @@ Result RunTool(const std::string& args, const std::string& input = "") {
     std::ofstream f(in, std::ios::binary | std::ios::trunc);
     f << input;
   }
-  const std::string cmd = std::string(SSTFILTER_TOOL_PATH) + " " + args +
-                          " <" + in + " >" + out + " 2>" + err;
+  const std::string cmd = std::string(SSTFILTER_TOOL_PATH) + " " + args + " <" +
+                          in + " >" + out + " 2>" + err;
   const int status = std::system(cmd.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -96,7 +95,8 @@ TEST(SstfilterToolTest, ParamsMatchesTheLibrary) {
     ASSERT_TRUE(ParamsForSpec(spec, 1000000, &p).ok());
     EXPECT_LE(p.expected_fpr, 0.01);
     EXPECT_GT(p.expected_fpr, 0.0095);  // not wastefully large
-    const std::string line = r.out.substr(row + 1, r.out.find('\n', row + 1) - row);
+    const std::string line =
+        r.out.substr(row + 1, r.out.find('\n', row + 1) - row);
     EXPECT_TRUE(Contains(line, " " + std::to_string(p.filter_bytes) + " "))
         << line << " vs " << p.filter_bytes;
     EXPECT_TRUE(Contains(line, " " + std::to_string(p.num_probes) + " "))
@@ -134,8 +134,8 @@ TEST(SstfilterToolTest, ParamsSizesMutableKindsAsBuilt) {
     if (keys <= (1u << 20)) {
       EXPECT_EQ(shown, bytes.size()) << r.out;
     } else {
-      EXPECT_NEAR(static_cast<double>(shown),
-                  static_cast<double>(bytes.size()), bytes.size() * 1e-4)
+      EXPECT_NEAR(static_cast<double>(shown), static_cast<double>(bytes.size()),
+                  bytes.size() * 1e-4)
           << r.out;
       EXPECT_TRUE(Contains(r.out, "~")) << r.out;
     }
@@ -150,7 +150,8 @@ TEST(SstfilterToolTest, ParamsSizesMutableKindsAsBuilt) {
 }
 
 TEST(SstfilterToolTest, ParamsOneKindAndSmallFilters) {
-  const Result r = RunTool("params --keys=200 --fpr=0.001 --kind=blocked_bloom");
+  const Result r =
+      RunTool("params --keys=200 --fpr=0.001 --kind=blocked_bloom");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "blocked_bloom*")) << r.out;  // written as bloom
   EXPECT_TRUE(Contains(r.out, "written as a standard bloom")) << r.out;
@@ -213,8 +214,8 @@ std::string Urls(int distinct, int copies) {
   std::string in;
   for (int c = 0; c < copies; c++) {
     for (int i = 0; i < distinct; i++) {
-      in += "https://example.com/page/" + std::to_string((i * 7919) % distinct) +
-            "\n";
+      in += "https://example.com/page/" +
+            std::to_string((i * 7919) % distinct) + "\n";
     }
   }
   return in;
@@ -240,16 +241,17 @@ int CheckDedupOutput(const std::string& out) {
 
 TEST(SstfilterToolTest, DedupPrintsEachLineOnce) {
   for (const char* kind : {"dynamic_cuckoo", "counting_bloom"}) {
-    const Result r = RunTool(std::string("dedup --expect=2000 --fpr=0.01 --kind=") + kind,
-                             Urls(2000, 3));
+    const Result r =
+        RunTool(std::string("dedup --expect=2000 --fpr=0.01 --kind=") + kind,
+                Urls(2000, 3));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const int printed = CheckDedupOutput(r.out);
     // False positives drop ~1% of new lines; fixed input, so no flakes.
     EXPECT_GE(printed, 2000 * 0.97) << kind;
     EXPECT_LE(printed, 2000);
-    EXPECT_TRUE(Contains(r.err, "6000 lines read, " + std::to_string(printed) +
-                                    " printed, " + std::to_string(6000 - printed) +
-                                    " dropped"))
+    EXPECT_TRUE(Contains(
+        r.err, "6000 lines read, " + std::to_string(printed) + " printed, " +
+                   std::to_string(6000 - printed) + " dropped"))
         << r.err;
     EXPECT_TRUE(Contains(r.err, kind)) << r.err;
     // First-seen order: the first lines are printed as they come.
@@ -339,8 +341,9 @@ TEST(SstfilterToolTest, InspectSstfilterFilter) {
     WriteSst(path, policy, 20000);
     const Result r = RunTool("inspect " + path);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(Contains(r.out, std::string("filter policy:     sstfilter.") +
-                                    std::string(spec).substr(0, std::string(spec).find(':'))))
+    EXPECT_TRUE(Contains(
+        r.out, std::string("filter policy:     sstfilter.") +
+                   std::string(spec).substr(0, std::string(spec).find(':'))))
         << r.out;
     EXPECT_TRUE(Contains(r.out, "sstfilter:         yes: family sstfilter.v1"))
         << r.out;
@@ -374,7 +377,7 @@ TEST(SstfilterToolTest, InspectRejectsFilesThatAreNotSsts) {
   WriteSst(good, nullptr, 10);
   // Every file is reported; any unreadable one makes the exit status 1.
   const Result r = RunTool("inspect " + text + " " + good + " " +
-                       Scratch("does-not-exist.sst"));
+                           Scratch("does-not-exist.sst"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(Contains(r.err, text + ": not a readable RocksDB SST file"))
       << r.err;

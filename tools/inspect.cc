@@ -32,8 +32,8 @@ namespace {
 constexpr std::string_view kPolicyPrefix = "sstfilter.";
 
 bool IsSstfilterPolicy(const std::string& name) {
-  return name == kFamilyName || name.compare(0, kPolicyPrefix.size(),
-                                             kPolicyPrefix) == 0;
+  return name == kFamilyName ||
+         name.compare(0, kPolicyPrefix.size(), kPolicyPrefix) == 0;
 }
 
 // Prints one file's report; false if it cannot be read as an SST.
@@ -57,7 +57,8 @@ bool InspectFile(const std::string& path) {
   std::printf("  entries:           %llu in %llu data blocks\n",
               static_cast<unsigned long long>(p.num_entries),
               static_cast<unsigned long long>(p.num_data_blocks));
-  if (p.prefix_extractor_name != "nullptr" && !p.prefix_extractor_name.empty()) {
+  if (p.prefix_extractor_name != "nullptr" &&
+      !p.prefix_extractor_name.empty()) {
     std::printf("  prefix extractor:  %s\n", p.prefix_extractor_name.c_str());
   }
 

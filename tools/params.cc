@@ -4,6 +4,8 @@
 // for every kind side by side, from the formulas the builders use
 // (sstfilter/params.h), so the bytes printed are the bytes written.
 
+#include "sstfilter/params.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,7 +15,6 @@
 
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
-#include "sstfilter/params.h"
 #include "sstfilter/spec.h"
 #include "tools/commands.h"
 
@@ -57,8 +58,8 @@ Status MutableParams(FilterKind kind, uint64_t keys, double fpr,
     if (!s.ok()) return s;
     f.Serialize(&bytes);
     p->fingerprint_bits = f.fingerprint_bits();
-    p->expected_fpr = CuckooFpr(f.fingerprint_bits(),
-                                c / static_cast<double>(f.num_slots()));
+    p->expected_fpr =
+        CuckooFpr(f.fingerprint_bits(), c / static_cast<double>(f.num_slots()));
   } else {
     CountingBloomFilter f;
     s = CountingBloomFilter::Create(o, &f);
@@ -70,11 +71,12 @@ Status MutableParams(FilterKind kind, uint64_t keys, double fpr,
   }
   *scaled = keys > kProbeKeys;
   p->filter_bytes =
-      *scaled ? static_cast<uint64_t>(std::ceil(
-                    static_cast<double>(bytes.size()) * static_cast<double>(keys) / c))
-              : bytes.size();
-  p->bits_per_key = 8.0 * static_cast<double>(p->filter_bytes) /
-                    static_cast<double>(keys);
+      *scaled
+          ? static_cast<uint64_t>(std::ceil(static_cast<double>(bytes.size()) *
+                                            static_cast<double>(keys) / c))
+          : bytes.size();
+  p->bits_per_key =
+      8.0 * static_cast<double>(p->filter_bytes) / static_cast<double>(keys);
   return Status::OK();
 }
 
@@ -127,8 +129,8 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
                                " is not available in this build");
     }
     if (!s.ok()) {
-      problems += std::string("  ") + FilterKindName(k) + ": " +
-                  s.message() + "\n";
+      problems +=
+          std::string("  ") + FilterKindName(k) + ": " + s.message() + "\n";
       continue;
     }
     // A spec to paste into a policy: bits per key rounded up to 1/100 (so
@@ -162,8 +164,9 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
     rows += row;
   }
   if (rows.empty()) {
-    std::fprintf(stderr, "sstfilter: no filter reaches FPR %g for %llu keys:\n%s",
-                 fpr, static_cast<unsigned long long>(keys), problems.c_str());
+    std::fprintf(stderr,
+                 "sstfilter: no filter reaches FPR %g for %llu keys:\n%s", fpr,
+                 static_cast<unsigned long long>(keys), problems.c_str());
     return kUsageError;
   }
   std::printf("%llu keys, target FPR %.6g%%\n",
@@ -180,8 +183,9 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
         static_cast<unsigned long long>(kProbeKeys));
   }
   if (written_as_other) {
-    std::printf("* written as a standard bloom filter at this size "
-                "(under 1 KiB, where blocking gains nothing)\n");
+    std::printf(
+        "* written as a standard bloom filter at this size "
+        "(under 1 KiB, where blocking gains nothing)\n");
   }
   if (!problems.empty()) {
     std::fflush(stdout);

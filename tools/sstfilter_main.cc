@@ -51,8 +51,7 @@ constexpr char kCommands[] =
     "      as a crawler's URL filter would; counts on stderr\n";
 
 int Usage(const std::string& problem) {
-  std::fprintf(stderr, "sstfilter: %s\nusage:\n%s", problem.c_str(),
-               kCommands);
+  std::fprintf(stderr, "sstfilter: %s\nusage:\n%s", problem.c_str(), kCommands);
   return kUsageError;
 }
 

@@ -5,7 +5,7 @@
  *
  *   sstfilter_builder* b = NULL;
  *   char* err = NULL;
- *   if (sstfilter_builder_create("blocked_bloom:10", &b, &err) != SSTFILTER_OK) {
+ *   if (sstfilter_builder_create("bloom:10", &b, &err) != SSTFILTER_OK) {
  *     fprintf(stderr, "%s\n", err);
  *     sstfilter_free(err);
  *     return;
@@ -18,7 +18,7 @@
  *
  *   sstfilter_reader* r = NULL;
  *   sstfilter_reader_open(bytes, size, &r, NULL);        // a view over bytes
- *   sstfilter_reader_may_match(r, "apple", 5);           // 1: no false negatives
+ *   sstfilter_reader_may_match(r, "apple", 5);           // 1, always
  *   sstfilter_reader_destroy(r);
  *   sstfilter_free(bytes);
  *
@@ -83,7 +83,7 @@ void sstfilter_free(void* ptr) SSTFILTER_C_NOEXCEPT;
  * an engine stores filters under. A static string. */
 const char* sstfilter_family_name(void) SSTFILTER_C_NOEXCEPT;
 
-/* ---- kinds, specs and hashing --------------------------------------------- */
+/* ---- kinds, specs and hashing -------------------------------------------- */
 
 /* The kind byte of the format (sstfilter::FilterKind). */
 typedef enum sstfilter_kind {
@@ -108,7 +108,7 @@ sstfilter_code sstfilter_spec_parse(const char* spec, char** canonical,
 uint64_t sstfilter_hash64(const char* key, size_t len,
                           uint64_t seed) SSTFILTER_C_NOEXCEPT;
 
-/* ---- parameter math (sstfilter/params.h) ---------------------------------- */
+/* ---- parameter math (sstfilter/params.h) --------------------------------- */
 
 typedef struct sstfilter_params {
   int32_t kind;             /* sstfilter_kind actually written */
@@ -134,7 +134,7 @@ sstfilter_code sstfilter_params_for_fpr(int kind, uint64_t num_keys,
                                         sstfilter_params* out,
                                         char** errmsg) SSTFILTER_C_NOEXCEPT;
 
-/* ---- builders ------------------------------------------------------------- */
+/* ---- builders ------------------------------------------------------------ */
 
 /* Accumulates keys, then writes one filter. Calls on one builder follow
  * create ((add_key | add_keys | add_hash)* finish)* destroy; keys may repeat
@@ -179,7 +179,7 @@ sstfilter_code sstfilter_builder_finish(sstfilter_builder* b, char** data,
                                         size_t* size,
                                         char** errmsg) SSTFILTER_C_NOEXCEPT;
 
-/* ---- readers -------------------------------------------------------------- */
+/* ---- readers ------------------------------------------------------------- */
 
 /* A read-only view over the bytes of one filter: it keeps a pointer to
  * them, never a copy. The bytes must stay unchanged and alive until the
@@ -254,10 +254,9 @@ void sstfilter_mutable_options_init(sstfilter_mutable_options* options)
 
 /* On success *out is an empty filter of `kind` sized by `options`; on
  * failure *out is NULL (INVALID_ARGUMENT names the bad option). */
-sstfilter_code sstfilter_mutable_create(int kind,
-                                        const sstfilter_mutable_options* options,
-                                        sstfilter_mutable** out,
-                                        char** errmsg) SSTFILTER_C_NOEXCEPT;
+sstfilter_code sstfilter_mutable_create(
+    int kind, const sstfilter_mutable_options* options,
+    sstfilter_mutable** out, char** errmsg) SSTFILTER_C_NOEXCEPT;
 void sstfilter_mutable_destroy(sstfilter_mutable* m) SSTFILTER_C_NOEXCEPT;
 
 /* SSTFILTER_KIND_COUNTING_BLOOM or SSTFILTER_KIND_DYNAMIC_CUCKOO. */

@@ -1,8 +1,7 @@
 /* A C program using the installed C API; exit 0 on success. */
+#include <sstfilter/c.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <sstfilter/c.h>
 
 int main(void) {
   sstfilter_builder* b = NULL;
@@ -18,12 +17,14 @@ int main(void) {
   }
   char* bytes = NULL;
   size_t size = 0;
-  if (sstfilter_builder_finish(b, &bytes, &size, NULL) != SSTFILTER_OK) return 2;
+  if (sstfilter_builder_finish(b, &bytes, &size, NULL) != SSTFILTER_OK)
+    return 2;
   sstfilter_builder_destroy(b);
   sstfilter_reader* r = NULL;
   if (sstfilter_reader_open(bytes, size, &r, NULL) != SSTFILTER_OK) return 3;
   for (int i = 0; i < 1000; i++) {
-    if (!sstfilter_reader_may_match(r, key, (size_t)sprintf(key, "key%d", i))) return 4;
+    if (!sstfilter_reader_may_match(r, key, (size_t)sprintf(key, "key%d", i)))
+      return 4;
   }
   sstfilter_reader_destroy(r);
   sstfilter_free(bytes);
