@@ -7,6 +7,7 @@
 #include "sstfilter/c.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -95,8 +96,10 @@ sstfilter_code Guard(char** errmsg, Fn&& fn) noexcept {
     return Fail(SSTFILTER_OUT_OF_MEMORY, "out of memory", errmsg);
   } catch (const std::length_error& e) {
     // std::string / std::vector beyond max_size(): a size no memory holds.
-    return Fail(SSTFILTER_OUT_OF_MEMORY,
-                std::string("out of memory: ") + e.what(), errmsg);
+    // Nothing here may allocate with new: the stack holds the message.
+    char msg[256];
+    std::snprintf(msg, sizeof(msg), "out of memory: %s", e.what());
+    return Fail(SSTFILTER_OUT_OF_MEMORY, msg, errmsg);
   } catch (const std::exception& e) {
     return Fail(SSTFILTER_INTERNAL, e.what(), errmsg);
   } catch (...) {
@@ -222,8 +225,7 @@ sstfilter_code sstfilter_params_for_fpr(int kind, uint64_t num_keys,
   });
 }
 
-// ---- builders
-// ----------------------------------------------------------------
+// ---- builders -------------------------------------------------------------
 
 sstfilter_code sstfilter_builder_create(const char* spec,
                                         sstfilter_builder** out,
@@ -311,8 +313,7 @@ sstfilter_code sstfilter_builder_finish(sstfilter_builder* b, char** data,
   });
 }
 
-// ---- readers
-// -----------------------------------------------------------------
+// ---- readers --------------------------------------------------------------
 
 sstfilter_code sstfilter_reader_open(const char* data, size_t size,
                                      sstfilter_reader** out,
@@ -402,8 +403,7 @@ int sstfilter_may_match(const char* filter, size_t size, const char* key,
       .MayMatch(Key(key, len));
 }
 
-// ---- mutable filters
-// ---------------------------------------------------------
+// ---- mutable filters ------------------------------------------------------
 
 void sstfilter_mutable_options_init(
     sstfilter_mutable_options* options) noexcept {
@@ -471,12 +471,13 @@ sstfilter_code sstfilter_mutable_insert(sstfilter_mutable* m, const char* key,
     return Status::OK();
   });
   if (c != SSTFILTER_OK || !full) return c;
-  return Fail(SSTFILTER_FULL,
-              "dynamic cuckoo filter is full (" +
-                  std::to_string(m->cuckoo.size()) + " keys in " +
-                  std::to_string(m->cuckoo.num_slots()) +
-                  " slots): the key was not added",
-              errmsg);
+  char msg[160];  // on the stack: noexcept code must not throw bad_alloc
+  std::snprintf(msg, sizeof(msg),
+                "dynamic cuckoo filter is full (%llu keys in %llu slots): "
+                "the key was not added",
+                static_cast<unsigned long long>(m->cuckoo.size()),
+                static_cast<unsigned long long>(m->cuckoo.num_slots()));
+  return Fail(SSTFILTER_FULL, msg, errmsg);
 }
 
 int sstfilter_mutable_erase(sstfilter_mutable* m, const char* key,
