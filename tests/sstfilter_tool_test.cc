@@ -1,0 +1,393 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The `sstfilter` command, run as a user runs it: the built binary
+// (SSTFILTER_TOOL_PATH) in a shell, checking its output and exit status.
+// inspect reads SST files written here with rocksdb::SstFileWriter.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/mutable.h"
+#include "sstfilter/params.h"
+#include "sstfilter/spec.h"
+#include "tests/test_util.h"
+
+#if SSTFILTER_TOOL_TEST_ROCKSDB
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/table.h>
+#endif
+#if SSTFILTER_TOOL_TEST_ADAPTER
+#include "sstfilter/rocksdb.h"
+#endif
+
+namespace sstfilter {
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A file name unique to the running test (ctest runs tests in parallel).
+std::string Scratch(const std::string& name) {
+  return ::testing::TempDir() + "sstfilter_tool_test_" +
+         ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+         name;
+}
+
+// Runs `sstfilter <args>` with `input` on stdin.
+Result RunTool(const std::string& args, const std::string& input = "") {
+  const std::string in = Scratch("stdin"), out = Scratch("stdout"),
+                    err = Scratch("stderr");
+  {
+    std::ofstream f(in, std::ios::binary | std::ios::trunc);
+    f << input;
+  }
+  const std::string cmd = std::string(SSTFILTER_TOOL_PATH) + " " + args + " <" +
+                          in + " >" + out + " 2>" + err;
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// ---- params --------------------------------------------------------------
+
+TEST(SstfilterToolTest, ParamsMatchesTheLibrary) {
+  const Result r = RunTool("params --keys=1000000 --fpr=0.01");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "1000000 keys, target FPR 1%")) << r.out;
+  // Each Bloom row names a spec; building that spec gives the bytes and
+  // FPR the row prints, and the FPR meets the target.
+  for (FilterKind kind : {FilterKind::kBloom, FilterKind::kBlockedBloom}) {
+    const std::string name = FilterKindName(kind);
+    const size_t row = r.out.find("\n" + name + " ");
+    ASSERT_NE(row, std::string::npos) << name << "\n" << r.out;
+    const size_t spec_at = r.out.find(name + ":", row);
+    const std::string spec_text =
+        r.out.substr(spec_at, r.out.find(' ', spec_at) - spec_at);
+    FilterSpec spec;
+    ASSERT_TRUE(ParseFilterSpec(spec_text, &spec).ok()) << spec_text;
+    FilterParams p;
+    ASSERT_TRUE(ParamsForSpec(spec, 1000000, &p).ok());
+    EXPECT_LE(p.expected_fpr, 0.01);
+    EXPECT_GT(p.expected_fpr, 0.0095);  // not wastefully large
+    const std::string line =
+        r.out.substr(row + 1, r.out.find('\n', row + 1) - row);
+    EXPECT_TRUE(Contains(line, " " + std::to_string(p.filter_bytes) + " "))
+        << line << " vs " << p.filter_bytes;
+    EXPECT_TRUE(Contains(line, " " + std::to_string(p.num_probes) + " "))
+        << line;
+  }
+  // 1M keys at 1%: standard Bloom needs ~9.6 bits per key and 7 probes.
+  EXPECT_TRUE(Contains(r.out, "bloom:9.6 ")) << r.out;
+}
+
+// The bytes column of `kind`'s row (0 if there is none).
+uint64_t RowBytes(const std::string& out, const std::string& kind) {
+  const size_t row = out.find("\n" + kind + " ");
+  if (row == std::string::npos) return 0;
+  const std::string line = out.substr(row + 1, out.find('\n', row + 1) - row);
+  const size_t paren = line.find(" (");  // "<bytes>   (1.25 MiB)"
+  size_t start = line.rfind(' ', line.find_last_not_of(' ', paren - 1)) + 1;
+  if (line[start] == '~') start++;
+  return std::strtoull(line.c_str() + start, nullptr, 10);
+}
+
+TEST(SstfilterToolTest, ParamsSizesMutableKindsAsBuilt) {
+  for (uint64_t keys : {100000ull, 4000000ull}) {
+    const Result r =
+        RunTool("params --keys=" + std::to_string(keys) + " --fpr=0.001");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    MutableFilterOptions o;
+    o.capacity = keys;
+    o.target_fpr = 0.001;
+    DynamicCuckooFilter cuckoo;
+    ASSERT_TRUE(DynamicCuckooFilter::Create(o, &cuckoo).ok());
+    std::string bytes;
+    cuckoo.Serialize(&bytes);
+    // Exact up to 2^20 keys; scaled (and marked ~) beyond.
+    const uint64_t shown = RowBytes(r.out, "dynamic_cuckoo");
+    if (keys <= (1u << 20)) {
+      EXPECT_EQ(shown, bytes.size()) << r.out;
+    } else {
+      EXPECT_NEAR(static_cast<double>(shown), static_cast<double>(bytes.size()),
+                  bytes.size() * 1e-4)
+          << r.out;
+      EXPECT_TRUE(Contains(r.out, "~")) << r.out;
+    }
+    if (keys <= (1u << 20)) {
+      CountingBloomFilter counting;
+      ASSERT_TRUE(CountingBloomFilter::Create(o, &counting).ok());
+      bytes.clear();
+      counting.Serialize(&bytes);
+      EXPECT_EQ(RowBytes(r.out, "counting_bloom"), bytes.size()) << r.out;
+    }
+  }
+}
+
+TEST(SstfilterToolTest, ParamsOneKindAndSmallFilters) {
+  const Result r =
+      RunTool("params --keys=200 --fpr=0.001 --kind=blocked_bloom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "blocked_bloom*")) << r.out;  // written as bloom
+  EXPECT_TRUE(Contains(r.out, "written as a standard bloom")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "\nbloom ")) << r.out;
+}
+
+TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"params --fpr=0.01", "needs --keys"},
+      {"params --keys=0", "needs --keys"},
+      {"params --keys=100 --fpr=0", "--fpr must be within (0, 1)"},
+      {"params --keys=100 --fpr=1.5", "--fpr must be within (0, 1)"},
+      {"params --keys=100 --kind=nope", "unknown --kind \"nope\""},
+      {"params --keys=100 --fpr=1e-30 --kind=bloom", "cannot reach"},
+      {"params --keys=100 extra", "takes no file arguments"},
+      {"params --keys=100 --expect=5", "--expect does not apply to params"},
+      {"", "no command given"},
+      {"frobnicate", "unknown command \"frobnicate\""},
+      {"inspect", "needs at least one FILE.sst"},
+      {"inspect --keys=5 x.sst", "--keys does not apply to inspect"},
+      {"dedup x", "takes no files"},
+      {"dedup --expect=0", "--expect must be > 0"},
+      {"dedup --fpr=2", "--fpr must be within (0, 1)"},
+  };
+  for (const Case& c : cases) {
+    const Result r = RunTool(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_TRUE(Contains(r.err, c.message)) << c.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args << ": " << r.out;
+  }
+  // gflags itself rejects malformed and unknown flags.
+  Result r = RunTool("params --keys=abc");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.err, "keys")) << r.err;
+  r = RunTool("params --keys=-5");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.err, "keys")) << r.err;
+  r = RunTool("params --bogus=1");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.err, "bogus")) << r.err;
+}
+
+TEST(SstfilterToolTest, HelpListsOnlyItsOwnFlags) {
+  const Result r = RunTool("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.out + r.err, "sstfilter params --keys=N")) << r.out;
+  EXPECT_TRUE(Contains(r.out + r.err, "-expect")) << r.out;
+  // Not the hundreds of flags librocksdb carries.
+  EXPECT_LT((r.out + r.err).size(), 3000u) << r.out;
+}
+
+// ---- dedup -----------------------------------------------------------------
+
+// Lines "url-<i>" for i < distinct, each `copies` times, interleaved.
+std::string Urls(int distinct, int copies) {
+  std::string in;
+  for (int c = 0; c < copies; c++) {
+    for (int i = 0; i < distinct; i++) {
+      in += "https://example.com/page/" +
+            std::to_string((i * 7919) % distinct) + "\n";
+    }
+  }
+  return in;
+}
+
+// Checks that `out` has no line twice and keeps first-seen order; returns
+// the number of lines.
+int CheckDedupOutput(const std::string& out) {
+  std::set<std::string> lines;
+  size_t pos = 0;
+  int n = 0;
+  while (pos < out.size()) {
+    const size_t end = out.find('\n', pos);
+    EXPECT_NE(end, std::string::npos);
+    if (end == std::string::npos) break;
+    EXPECT_TRUE(lines.insert(out.substr(pos, end - pos)).second)
+        << "printed twice: " << out.substr(pos, end - pos);
+    pos = end + 1;
+    n++;
+  }
+  return n;
+}
+
+TEST(SstfilterToolTest, DedupPrintsEachLineOnce) {
+  for (const char* kind : {"dynamic_cuckoo", "counting_bloom"}) {
+    const Result r =
+        RunTool(std::string("dedup --expect=2000 --fpr=0.01 --kind=") + kind,
+                Urls(2000, 3));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const int printed = CheckDedupOutput(r.out);
+    // False positives drop ~1% of new lines; fixed input, so no flakes.
+    EXPECT_GE(printed, 2000 * 0.97) << kind;
+    EXPECT_LE(printed, 2000);
+    EXPECT_TRUE(Contains(
+        r.err, "6000 lines read, " + std::to_string(printed) + " printed, " +
+                   std::to_string(6000 - printed) + " dropped"))
+        << r.err;
+    EXPECT_TRUE(Contains(r.err, kind)) << r.err;
+    // First-seen order: the first lines are printed as they come.
+    EXPECT_EQ(r.out.substr(0, r.out.find('\n')), "https://example.com/page/0");
+  }
+}
+
+TEST(SstfilterToolTest, DedupGrowsPastExpect) {
+  // 20x more distinct lines than expected: the cuckoo filters chain, and
+  // still no line is printed twice.
+  const Result r = RunTool("dedup --expect=100", Urls(2000, 2));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const int printed = CheckDedupOutput(r.out);
+  EXPECT_GE(printed, 2000 * 0.95);
+  EXPECT_TRUE(Contains(r.err, "outgrew --expect=100")) << r.err;
+}
+
+TEST(SstfilterToolTest, DedupEdgeCases) {
+  Result r = RunTool("dedup", "");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_TRUE(Contains(r.err, "0 lines read, 0 printed")) << r.err;
+  // Empty lines count as lines; a last line without '\n' is printed.
+  r = RunTool("dedup", "\n\nb\nb");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "\nb\n");
+  r = RunTool("dedup --kind=bloom");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "dedup --kind must be dynamic_cuckoo")) << r.err;
+  r = RunTool("dedup --expect=1000000000000000");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "capacity")) << r.err;
+}
+
+// ---- inspect ---------------------------------------------------------------
+
+#if SSTFILTER_TOOL_TEST_ROCKSDB
+
+// Writes keys Key(0 .. n-1) into an SST with `policy` (nullptr: no filter).
+void WriteSst(const std::string& path,
+              std::shared_ptr<const rocksdb::FilterPolicy> policy, int n) {
+  rocksdb::Options options;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = std::move(policy);
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
+  ASSERT_TRUE(writer.Open(path).ok());
+  for (int i = 0; i < n; i++) {
+    ASSERT_TRUE(writer.Put(test::Key(i), "value").ok());
+  }
+  ASSERT_TRUE(writer.Finish().ok());
+}
+
+// The number printed after `label` in r.out.
+double Field(const std::string& out, const std::string& label) {
+  const size_t at = out.find(label);
+  if (at == std::string::npos) return NAN;
+  return std::atof(out.c_str() + at + label.size());
+}
+
+TEST(SstfilterToolTest, InspectBuiltinBloom) {
+  const std::string path = Scratch("builtin.sst");
+  WriteSst(path,
+           std::shared_ptr<const rocksdb::FilterPolicy>(
+               rocksdb::NewBloomFilterPolicy(10)),
+           5000);
+  const Result r = RunTool("inspect " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "entries:           5000 in ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "filter policy:")) << r.out;
+  EXPECT_EQ(Field(r.out, "filter entries:"), 5000);
+  // RocksDB's FastLocalBloom at 10 bits/key: ~10 bits per key on disk.
+  const double bits = Field(r.out, "bits per key:");
+  EXPECT_GT(bits, 9.5) << r.out;
+  EXPECT_LT(bits, 11) << r.out;
+  EXPECT_GT(Field(r.out, "filter size:"), 5000 * 9.5 / 8);
+  EXPECT_TRUE(Contains(r.out, "sstfilter:         no:")) << r.out;
+  std::remove(path.c_str());
+}
+
+#if SSTFILTER_TOOL_TEST_ADAPTER
+TEST(SstfilterToolTest, InspectSstfilterFilter) {
+  for (const char* spec : {"blocked_bloom:10", "cuckoo:12"}) {
+    std::shared_ptr<const rocksdb::FilterPolicy> policy;
+    ASSERT_TRUE(NewRocksDBFilterPolicy(spec, &policy).ok());
+    const std::string path = Scratch("sstfilter.sst");
+    WriteSst(path, policy, 20000);
+    const Result r = RunTool("inspect " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(Contains(
+        r.out, std::string("filter policy:     sstfilter.") +
+                   std::string(spec).substr(0, std::string(spec).find(':'))))
+        << r.out;
+    EXPECT_TRUE(Contains(r.out, "sstfilter:         yes: family sstfilter.v1"))
+        << r.out;
+    // The filter's size is what the spec builds for these keys.
+    FilterParams p;
+    ASSERT_TRUE(ParamsForSpec(test::MustParse(spec), 20000, &p).ok());
+    EXPECT_EQ(Field(r.out, "filter size:"), p.filter_bytes) << r.out;
+    std::remove(path.c_str());
+  }
+}
+#endif  // SSTFILTER_TOOL_TEST_ADAPTER
+
+TEST(SstfilterToolTest, InspectFileWithoutFilter) {
+  const std::string path = Scratch("nofilter.sst");
+  WriteSst(path, nullptr, 1000);
+  const Result r = RunTool("inspect " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "filter:            NONE")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "drops an unknown filter id")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "bits per key")) << r.out;
+  std::remove(path.c_str());
+}
+
+TEST(SstfilterToolTest, InspectRejectsFilesThatAreNotSsts) {
+  const std::string text = Scratch("not-an-sst.txt");
+  {
+    std::ofstream f(text);
+    f << "hello, this is not an SST file\n";
+  }
+  const std::string good = Scratch("good.sst");
+  WriteSst(good, nullptr, 10);
+  // Every file is reported; any unreadable one makes the exit status 1.
+  const Result r = RunTool("inspect " + text + " " + good + " " +
+                           Scratch("does-not-exist.sst"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, text + ": not a readable RocksDB SST file"))
+      << r.err;
+  EXPECT_TRUE(Contains(r.err, "does-not-exist.sst: not a readable")) << r.err;
+  EXPECT_TRUE(Contains(r.out, good)) << r.out;
+  std::remove(text.c_str());
+  std::remove(good.c_str());
+}
+
+#endif  // SSTFILTER_TOOL_TEST_ROCKSDB
+
+}  // namespace
+}  // namespace sstfilter

@@ -1,0 +1,33 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The commands of the `sstfilter` tool, each returning the process's exit
+// status. Arguments are checked by tools/sstfilter_main.cc before the call.
+
+#ifndef SSTFILTER_TOOLS_COMMANDS_H_
+#define SSTFILTER_TOOLS_COMMANDS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sstfilter {
+namespace tool {
+
+// Exit status for bad arguments found inside a command.
+inline constexpr int kUsageError = 2;
+
+// Prints the smallest filter of each kind (or of `kind` only, if not empty)
+// reaching `fpr` for `keys` keys. REQUIRES: keys > 0, 0 < fpr < 1.
+int Params(uint64_t keys, double fpr, const std::string& kind);
+
+// Prints the filter of each RocksDB SST file. 1 if any cannot be read.
+int Inspect(const std::vector<std::string>& files);
+
+// Copies stdin to stdout, dropping lines a mutable filter has (probably)
+// seen before; counts on stderr. REQUIRES: expect > 0, 0 < fpr < 1.
+int Dedup(uint64_t expect, double fpr, const std::string& kind);
+
+}  // namespace tool
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_TOOLS_COMMANDS_H_

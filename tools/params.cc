@@ -1,0 +1,198 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// `sstfilter params`: the parameter calculation people otherwise do by hand,
+// for every kind side by side, from the formulas the builders use
+// (sstfilter/params.h), so the bytes printed are the bytes written.
+
+#include "sstfilter/params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/mutable.h"
+#include "sstfilter/spec.h"
+#include "tools/commands.h"
+
+namespace sstfilter {
+namespace tool {
+namespace {
+
+constexpr FilterKind kAllKinds[] = {
+    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
+    FilterKind::kCountingBloom, FilterKind::kDynamicCuckoo};
+
+// Whether this build makes filters of `kind` (mutable kinds have no
+// FilterBuilder; their parameters come from ParamsForFpr alone).
+bool HasBuilder(FilterKind kind) {
+  FilterSpec spec;
+  spec.kind = kind;
+  spec.bits_per_key = MaxBitsPerKey(kind);
+  std::unique_ptr<FilterBuilder> b;
+  return NewFilterBuilder(spec, &b).ok();
+}
+
+// Mutable kinds have no ParamsForFpr: their parameters are read off a
+// filter made for the target, with capacity up to kProbeKeys. Their
+// memory is linear in the capacity, so a larger count scales it.
+constexpr uint64_t kProbeKeys = uint64_t{1} << 20;
+
+Status MutableParams(FilterKind kind, uint64_t keys, double fpr,
+                     FilterParams* p, bool* scaled) {
+  MutableFilterOptions o;
+  o.capacity = std::min(keys, kProbeKeys);
+  o.target_fpr = fpr;
+  const double c = static_cast<double>(o.capacity);
+  std::string bytes;
+  Status s;
+  *p = FilterParams();
+  p->kind = kind;
+  p->num_keys = keys;
+  if (kind == FilterKind::kDynamicCuckoo) {
+    DynamicCuckooFilter f;
+    s = DynamicCuckooFilter::Create(o, &f);
+    if (!s.ok()) return s;
+    f.Serialize(&bytes);
+    p->fingerprint_bits = f.fingerprint_bits();
+    p->expected_fpr =
+        CuckooFpr(f.fingerprint_bits(), c / static_cast<double>(f.num_slots()));
+  } else {
+    CountingBloomFilter f;
+    s = CountingBloomFilter::Create(o, &f);
+    if (!s.ok()) return s;
+    f.Serialize(&bytes);
+    p->num_probes = f.num_probes();
+    p->expected_fpr = StandardBloomFpr(
+        static_cast<double>(f.num_counters()) / c, f.num_probes());
+  }
+  *scaled = keys > kProbeKeys;
+  p->filter_bytes =
+      *scaled
+          ? static_cast<uint64_t>(std::ceil(static_cast<double>(bytes.size()) *
+                                            static_cast<double>(keys) / c))
+          : bytes.size();
+  p->bits_per_key =
+      8.0 * static_cast<double>(p->filter_bytes) / static_cast<double>(keys);
+  return Status::OK();
+}
+
+std::string HumanBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    u++;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.2f %s", bytes,
+                units[u]);
+  return buf;
+}
+
+// A dash for a parameter the kind does not have.
+std::string IntOrDash(int v) { return v > 0 ? std::to_string(v) : "-"; }
+
+}  // namespace
+
+int Params(uint64_t keys, double fpr, const std::string& kind) {
+  std::vector<FilterKind> kinds;
+  for (FilterKind k : kAllKinds) {
+    if (kind.empty() || kind == FilterKindName(k)) kinds.push_back(k);
+  }
+  if (kinds.empty()) {
+    std::fprintf(stderr,
+                 "sstfilter: unknown --kind \"%s\"; expected bloom, "
+                 "blocked_bloom, cuckoo, counting_bloom or dynamic_cuckoo\n",
+                 kind.c_str());
+    return kUsageError;
+  }
+
+  std::string rows;
+  bool written_as_other = false, any_mutable = false;
+  std::string problems;
+  for (FilterKind k : kinds) {
+    FilterParams p;
+    const bool is_mutable =
+        k == FilterKind::kCountingBloom || k == FilterKind::kDynamicCuckoo;
+    bool scaled = false;
+    Status s = is_mutable ? MutableParams(k, keys, fpr, &p, &scaled)
+                          : ParamsForFpr(k, keys, fpr, &p);
+    any_mutable |= is_mutable && s.ok();
+    // A kind this build cannot plan comes back as kEmpty: report it rather
+    // than print zeros.
+    if (s.ok() && p.kind == FilterKind::kEmpty) {
+      s = Status::NotSupported(std::string(FilterKindName(k)) +
+                               " is not available in this build");
+    }
+    if (!s.ok()) {
+      problems +=
+          std::string("  ") + FilterKindName(k) + ": " + s.message() + "\n";
+      continue;
+    }
+    // A spec to paste into a policy: bits per key rounded up to 1/100 (so
+    // the FPR stays within target), and the filter that spec builds.
+    std::string spec_text = "-";
+    if (HasBuilder(k)) {
+      FilterSpec spec;
+      spec.kind = k;
+      // Cuckoo specs name whole fingerprint bits ("cuckoo:10").
+      spec.bits_per_key =
+          p.fingerprint_bits > 0
+              ? p.fingerprint_bits
+              : std::min(std::ceil(p.bits_per_key * 100 - 1e-9) / 100,
+                         MaxBitsPerKey(k));
+      if (ParamsForSpec(spec, keys, &p).ok()) spec_text = spec.ToString();
+    }
+    const double bits_per_key =
+        8.0 * static_cast<double>(p.filter_bytes) / static_cast<double>(keys);
+    // At small sizes a blocked_bloom spec writes a standard Bloom filter.
+    const bool other_kind = p.kind != k;
+    written_as_other |= other_kind;
+    char row[256];
+    std::snprintf(
+        row, sizeof(row), "%-15s %-20s %9.3f %7s %8s %c%13llu %13s %13.6g%%\n",
+        (FilterKindName(k) + std::string(other_kind ? "*" : "")).c_str(),
+        spec_text.c_str(), bits_per_key, IntOrDash(p.num_probes).c_str(),
+        IntOrDash(p.fingerprint_bits).c_str(), scaled ? '~' : ' ',
+        static_cast<unsigned long long>(p.filter_bytes),
+        ("(" + HumanBytes(static_cast<double>(p.filter_bytes)) + ")").c_str(),
+        100 * p.expected_fpr);
+    rows += row;
+  }
+  if (rows.empty()) {
+    std::fprintf(stderr,
+                 "sstfilter: no filter reaches FPR %g for %llu keys:\n%s", fpr,
+                 static_cast<unsigned long long>(keys), problems.c_str());
+    return kUsageError;
+  }
+  std::printf("%llu keys, target FPR %.6g%%\n",
+              static_cast<unsigned long long>(keys), 100 * fpr);
+  std::printf("%-15s %-20s %9s %7s %8s %14s %13s %14s\n", "kind", "spec",
+              "bits/key", "probes", "fp_bits", "bytes", "", "expected FPR");
+  std::printf("%s", rows.c_str());
+  std::printf("bits/key counts every byte written, trailer included.\n");
+  if (any_mutable) {
+    std::printf(
+        "counting_bloom and dynamic_cuckoo are mutable (insert and erase; "
+        "sstfilter/mutable.h,\n`sstfilter dedup`): sized for N keys inside, "
+        "4-bit counters; ~ scaled from %llu keys.\n",
+        static_cast<unsigned long long>(kProbeKeys));
+  }
+  if (written_as_other) {
+    std::printf(
+        "* written as a standard bloom filter at this size "
+        "(under 1 KiB, where blocking gains nothing)\n");
+  }
+  if (!problems.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "not shown:\n%s", problems.c_str());
+  }
+  return 0;
+}
+
+}  // namespace tool
+}  // namespace sstfilter
