@@ -24,15 +24,14 @@
 // the JSON of several runs into its ratio table.
 
 #include <benchmark/benchmark.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
 
 #include <map>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <rocksdb/filter_policy.h>
-#include <rocksdb/table.h>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "bench/bench_util.h"
@@ -61,10 +60,12 @@ const std::vector<Candidate>& Candidates() {
         v->push_back({kRocksDBIdPrefix + std::string(spec), p});
       }
     }
-    v->push_back({"rocksdb.bloom:10", std::shared_ptr<const rocksdb::FilterPolicy>(
-                                          rocksdb::NewBloomFilterPolicy(10))});
-    v->push_back({"rocksdb.ribbon:10", std::shared_ptr<const rocksdb::FilterPolicy>(
-                                           rocksdb::NewRibbonFilterPolicy(10))});
+    v->push_back(
+        {"rocksdb.bloom:10", std::shared_ptr<const rocksdb::FilterPolicy>(
+                                 rocksdb::NewBloomFilterPolicy(10))});
+    v->push_back(
+        {"rocksdb.ribbon:10", std::shared_ptr<const rocksdb::FilterPolicy>(
+                                  rocksdb::NewRibbonFilterPolicy(10))});
     return v;
   }();
   return *all;
@@ -75,7 +76,8 @@ const std::vector<Candidate>& Candidates() {
 std::unique_ptr<rocksdb::FilterBitsBuilder> NewBuilder(const Candidate& c) {
   static const rocksdb::BlockBasedTableOptions table_options;
   rocksdb::FilterBuildingContext ctx(table_options);
-  return std::unique_ptr<rocksdb::FilterBitsBuilder>(c.policy->GetBuilderWithContext(ctx));
+  return std::unique_ptr<rocksdb::FilterBitsBuilder>(
+      c.policy->GetBuilderWithContext(ctx));
 }
 
 struct Built {
@@ -86,7 +88,8 @@ struct Built {
 Built Build(const Candidate& c, uint64_t n) {
   auto b = NewBuilder(c);
   const bench::KeySet& keys = bench::PresentKeys(n);
-  for (uint64_t i = 0; i < n; i++) b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
+  for (uint64_t i = 0; i < n; i++)
+    b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
   Built out;
   out.filter = b->Finish(&out.buf);
   return out;
@@ -111,7 +114,8 @@ void BM_Build(benchmark::State& state, const Candidate* c, uint64_t n) {
   size_t bytes = 0;
   for (auto _ : state) {
     auto b = NewBuilder(*c);
-    for (uint64_t i = 0; i < n; i++) b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
+    for (uint64_t i = 0; i < n; i++)
+      b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
     std::unique_ptr<const char[]> buf;
     const rocksdb::Slice f = b->Finish(&buf);
     bytes = f.size();
@@ -126,11 +130,13 @@ void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
   const Built& built = Filter(*c, n);
   std::unique_ptr<rocksdb::FilterBitsReader> reader(
       c->policy->GetFilterBitsReader(built.filter));
-  const bench::KeySet& keys = present ? bench::PresentKeys(n) : bench::AbsentKeys();
+  const bench::KeySet& keys =
+      present ? bench::PresentKeys(n) : bench::AbsentKeys();
   const size_t q = std::min<size_t>(keys.size(), kMaxQueries);
   std::vector<rocksdb::Slice> slices;
   slices.reserve(q);
-  for (size_t i = 0; i < q; i++) slices.emplace_back(keys[i].data(), keys[i].size());
+  for (size_t i = 0; i < q; i++)
+    slices.emplace_back(keys[i].data(), keys[i].size());
   std::vector<rocksdb::Slice*> ptrs;
   for (auto& s : slices) ptrs.push_back(&s);
   std::unique_ptr<bool[]> results(new bool[q]);
@@ -167,7 +173,8 @@ void RegisterAll() {
           const std::string name =
               std::string(present ? "QueryPositive" : "QueryNegative") +
               (batched ? "Batched" : "") + suffix;
-          benchmark::RegisterBenchmark(name.c_str(), BM_Query, &c, n, present, batched)
+          benchmark::RegisterBenchmark(name.c_str(), BM_Query, &c, n, present,
+                                       batched)
               ->Unit(benchmark::kMillisecond);
         }
       }

@@ -5,6 +5,7 @@
 // expected rate, across table layouts, read paths, file origins and
 // reopenings. Counts come from RocksDB's own statistics tickers.
 
+#include <gtest/gtest.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/metadata.h>
@@ -16,8 +17,6 @@
 #include <fstream>
 #include <iterator>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "sstfilter/filter.h"
@@ -65,7 +64,8 @@ uint64_t EntriesPerFile(rocksdb::DB* db) {
 // each key whole and uncompressed, so the file's bytes contain it.
 void ExpectSstfilterTables(rocksdb::DB* db, bool partitioned = false) {
   const std::string key =
-      std::string(partitioned ? "partitionedfilter." : "fullfilter.") + kFamilyName;
+      std::string(partitioned ? "partitionedfilter." : "fullfilter.") +
+      kFamilyName;
   for (const auto& [file, p] : test::AllTables(db)) {
     EXPECT_EQ(p->filter_policy_name.rfind(kRocksDBIdPrefix, 0), 0u)
         << file << ": " << p->filter_policy_name;
@@ -188,8 +188,9 @@ TEST_P(RocksDBLayoutTest, NoFalseNegativesAndFilterUsed) {
     if (layout().whole_key_filtering) {
       ExpectFprNear(c.positive_rate(), expected, what + " present prefix");
     } else {
-      EXPECT_EQ(c.negatives, 0u) << what << ": a prefix filter that was added "
-                                            "must match";
+      EXPECT_EQ(c.negatives, 0u) << what
+                                 << ": a prefix filter that was added "
+                                    "must match";
     }
   }
 
@@ -249,13 +250,14 @@ class RocksDBTest : public ::testing::TestWithParam<std::string> {
 
   // Absent Gets: the filter rejects most, at the kind's rate.
   void ExpectFiltering(rocksdb::DB* db, const rocksdb::Options& o,
-                       const std::string& spec_written, const std::string& what) {
+                       const std::string& spec_written,
+                       const std::string& what) {
     o.statistics->Reset();
     ReadAbsent(db, kKeys, MissingKey, false);
     const FilterCounts c = Counts(o.statistics.get());
     EXPECT_GT(c.negatives, 0u) << what;
-    ExpectFprNear(c.positive_rate(), ExpectedFpr(spec_written, EntriesPerFile(db)),
-                  what);
+    ExpectFprNear(c.positive_rate(),
+                  ExpectedFpr(spec_written, EntriesPerFile(db)), what);
   }
   // Absent Gets that no filter answered.
   void ExpectNoFiltering(rocksdb::DB* db, const rocksdb::Options& o,
@@ -321,7 +323,8 @@ TEST_P(RocksDBTest, SstFileWriterAndIngest) {
   }
   auto db = OpenDB(o, dir.Sub("db"));
   ASSERT_TRUE(db);
-  ASSERT_TRUE(db->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
+  ASSERT_TRUE(
+      db->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
   ExpectSstfilterTables(db.get());
   ExpectAllPresent(db.get(), kKeys);
   ExpectFiltering(db.get(), o, spec(), "ingested file");
@@ -364,10 +367,12 @@ TEST_P(RocksDBTest, ReopenWithBuiltinBloomThenBack) {
     ExpectNoFiltering(db.get(), builtin, "our file, built-in policy");
     // Compaction rewrites the file with the built-in filter.
     rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    cro.bottommost_level_compaction =
+        rocksdb::BottommostLevelCompaction::kForce;
     ASSERT_TRUE(db->CompactRange(cro, nullptr, nullptr).ok());
     for (const auto& [f, p] : test::AllTables(db.get())) {
-      EXPECT_EQ(p->filter_policy_name.rfind(kRocksDBIdPrefix, 0), std::string::npos);
+      EXPECT_EQ(p->filter_policy_name.rfind(kRocksDBIdPrefix, 0),
+                std::string::npos);
     }
     builtin.statistics->Reset();
     ReadAbsent(db.get(), 2000, MissingKey, false);
@@ -410,7 +415,8 @@ TEST_P(RocksDBTest, ReopenWithEveryOtherKind) {
     auto db = OpenDB(o, dir.path());
     ASSERT_TRUE(db);
     ExpectAllPresent(db.get(), kKeys);
-    ExpectFiltering(db.get(), o, spec(), "written by " + spec() + ", read by " + other);
+    ExpectFiltering(db.get(), o, spec(),
+                    "written by " + spec() + ", read by " + other);
   }
 }
 
@@ -423,7 +429,8 @@ rocksdb::ConfigOptions ConfigWithSstfilter() {
   return co;
 }
 
-const rocksdb::BlockBasedTableOptions* TableOptionsOf(const rocksdb::ColumnFamilyOptions& o) {
+const rocksdb::BlockBasedTableOptions* TableOptionsOf(
+    const rocksdb::ColumnFamilyOptions& o) {
   return o.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
 }
 
@@ -468,7 +475,9 @@ TEST_P(RocksDBTest, OptionsFileRoundTrip) {
       cfs.clear();
       rocksdb::ConfigOptions plain;
       plain.ignore_unsupported_options = ignore;
-      ASSERT_TRUE(rocksdb::LoadLatestOptions(plain, dir.path(), &db_options, &cfs).ok());
+      ASSERT_TRUE(
+          rocksdb::LoadLatestOptions(plain, dir.path(), &db_options, &cfs)
+              .ok());
       EXPECT_EQ(TableOptionsOf(cfs[0].options)->filter_policy, nullptr);
     }
   }
@@ -523,7 +532,8 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBTest,
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string s = info.param;
                            for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            }
                            return s;
                          });
@@ -546,7 +556,9 @@ class CountingBuilder : public rocksdb::FilterBitsBuilder {
     c_->keys_added++;
     inner_->AddKey(key);
   }
-  size_t EstimateEntriesAdded() override { return inner_->EstimateEntriesAdded(); }
+  size_t EstimateEntriesAdded() override {
+    return inner_->EstimateEntriesAdded();
+  }
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
     c_->finishes++;
     return inner_->Finish(buf);
@@ -584,7 +596,8 @@ class CountingReader : public rocksdb::FilterBitsReader {
 
 class CountingPolicy : public rocksdb::FilterPolicy {
  public:
-  CountingPolicy(std::shared_ptr<const rocksdb::FilterPolicy> inner, CallCounts* c)
+  CountingPolicy(std::shared_ptr<const rocksdb::FilterPolicy> inner,
+                 CallCounts* c)
       : inner_(std::move(inner)), c_(c) {}
   const char* Name() const override { return "CountingPolicy"; }
   const char* CompatibilityName() const override {
@@ -656,7 +669,8 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBCallsOurCodeTest,
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string s = info.param;
                            for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            }
                            return s;
                          });

@@ -5,6 +5,7 @@
 // the way RocksDB drives them (keys out of order, repeats, empty keys,
 // partitions, zero keys, batches, post-verification).
 
+#include <gtest/gtest.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/table.h>
 #include <rocksdb/utilities/object_registry.h>
@@ -13,8 +14,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "sstfilter/filter.h"
@@ -93,7 +92,9 @@ class RocksDBKindTest : public ::testing::TestWithParam<std::string> {
     EXPECT_TRUE(s.ok()) << spec << ": " << s.ToString();
     return p;
   }
-  std::shared_ptr<const rocksdb::FilterPolicy> Policy() { return Policy(GetParam()); }
+  std::shared_ptr<const rocksdb::FilterPolicy> Policy() {
+    return Policy(GetParam());
+  }
 };
 
 TEST_P(RocksDBKindTest, NamesAndIds) {
@@ -139,11 +140,12 @@ TEST(RocksDBPolicyTest, MalformedOwnIdsAreErrorsNotSilentDrops) {
   // ignore_unsupported_options=true cannot turn a typo into "no filter".
   const rocksdb::ConfigOptions co = ConfigWithSstfilter();
   ASSERT_TRUE(co.ignore_unsupported_options);
-  for (const char* id : {"sstfilter.blom:10", "sstfilter.bloom:abc",
-                         "sstfilter.bloom:0", "sstfilter.bloom", "sstfilter.",
-                         "sstfilter", "sstfilter.v1"}) {
+  for (const char* id :
+       {"sstfilter.blom:10", "sstfilter.bloom:abc", "sstfilter.bloom:0",
+        "sstfilter.bloom", "sstfilter.", "sstfilter", "sstfilter.v1"}) {
     std::shared_ptr<const rocksdb::FilterPolicy> p;
-    const rocksdb::Status s = rocksdb::FilterPolicy::CreateFromString(co, id, &p);
+    const rocksdb::Status s =
+        rocksdb::FilterPolicy::CreateFromString(co, id, &p);
     EXPECT_TRUE(s.IsInvalidArgument()) << id << ": " << s.ToString();
     EXPECT_NE(s.ToString().find("sstfilter: filter spec"), std::string::npos)
         << s.ToString();
@@ -157,11 +159,14 @@ TEST(RocksDBPolicyTest, UnregisteredIdsAreSilentlyDroppedByRocksDB) {
   // library, so the default registry does not know our ids.
   rocksdb::ConfigOptions co;
   std::shared_ptr<const rocksdb::FilterPolicy> p;
-  EXPECT_TRUE(rocksdb::FilterPolicy::CreateFromString(co, "sstfilter.bloom:10", &p).ok());
+  EXPECT_TRUE(
+      rocksdb::FilterPolicy::CreateFromString(co, "sstfilter.bloom:10", &p)
+          .ok());
   EXPECT_EQ(p, nullptr);
   co.ignore_unsupported_options = false;
-  EXPECT_TRUE(rocksdb::FilterPolicy::CreateFromString(co, "sstfilter.bloom:10", &p)
-                  .IsNotSupported());
+  EXPECT_TRUE(
+      rocksdb::FilterPolicy::CreateFromString(co, "sstfilter.bloom:10", &p)
+          .IsNotSupported());
 }
 
 TEST(RocksDBPolicyTest, RegistrationCountsAndBuiltinsStillWork) {
@@ -174,10 +179,13 @@ TEST(RocksDBPolicyTest, RegistrationCountsAndBuiltinsStillWork) {
   co.registry = rocksdb::ObjectRegistry::NewInstance();
   co.registry->AddLibrary(library);
   std::shared_ptr<const rocksdb::FilterPolicy> p;
-  ASSERT_TRUE(rocksdb::FilterPolicy::CreateFromString(co, "sstfilter.bloom:7.5", &p).ok());
+  ASSERT_TRUE(
+      rocksdb::FilterPolicy::CreateFromString(co, "sstfilter.bloom:7.5", &p)
+          .ok());
   ASSERT_NE(p, nullptr);
   EXPECT_EQ(p->GetId(), "sstfilter.bloom:7.5");
-  ASSERT_TRUE(rocksdb::FilterPolicy::CreateFromString(co, "bloomfilter:10", &p).ok());
+  ASSERT_TRUE(
+      rocksdb::FilterPolicy::CreateFromString(co, "bloomfilter:10", &p).ok());
   ASSERT_NE(p, nullptr);
   EXPECT_STRNE(p->CompatibilityName(), kFamilyName);
 }
@@ -187,8 +195,9 @@ TEST(RocksDBPolicyTest, TableOptionsStringsNameOurPolicy) {
   const rocksdb::ConfigOptions co = ConfigWithSstfilter();
   rocksdb::BlockBasedTableOptions in, out;
   ASSERT_TRUE(rocksdb::GetBlockBasedTableOptionsFromString(
-                  co, in, "filter_policy=sstfilter.blocked_bloom:9.5;"
-                          "partition_filters=true;index_type=kTwoLevelIndexSearch",
+                  co, in,
+                  "filter_policy=sstfilter.blocked_bloom:9.5;"
+                  "partition_filters=true;index_type=kTwoLevelIndexSearch",
                   &out)
                   .ok());
   ASSERT_NE(out.filter_policy, nullptr);
@@ -201,7 +210,8 @@ TEST(RocksDBPolicyTest, TableOptionsStringsNameOurPolicy) {
   rocksdb::Status s = rocksdb::GetBlockBasedTableOptionsFromString(
       unescaped, in, "filter_policy=sstfilter.blocked_bloom:nine", &out);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
-  EXPECT_NE(s.ToString().find("\"nine\" is not a decimal number"), std::string::npos);
+  EXPECT_NE(s.ToString().find("\"nine\" is not a decimal number"),
+            std::string::npos);
   // ... but RocksDB 7.8 itself swallows any error of a by-name option such
   // as filter_policy in escaped strings (the default, and OPTIONS files):
   // the table silently gets no filter. Pinned here; docs/ROCKSDB.md warns.
@@ -241,7 +251,8 @@ class Harness {
         policy_->GetBuilderWithContext(ctx));
   }
   std::unique_ptr<rocksdb::FilterBitsReader> Reader(const rocksdb::Slice& f) {
-    return std::unique_ptr<rocksdb::FilterBitsReader>(policy_->GetFilterBitsReader(f));
+    return std::unique_ptr<rocksdb::FilterBitsReader>(
+        policy_->GetFilterBitsReader(f));
   }
 
  private:
@@ -294,7 +305,8 @@ TEST_P(RocksDBKindTest, ReusedBuilderMakesIndependentPartitions) {
   std::vector<Built> parts;
   constexpr uint64_t kPer = 3000;
   for (uint64_t part = 0; part < 4; part++) {
-    for (uint64_t i = part * kPer; i < (part + 1) * kPer; i++) b->AddKey(Key(i));
+    for (uint64_t i = part * kPer; i < (part + 1) * kPer; i++)
+      b->AddKey(Key(i));
     EXPECT_EQ(b->EstimateEntriesAdded(), kPer);
     parts.push_back(Finish(b.get()));
     EXPECT_EQ(b->EstimateEntriesAdded(), 0u);
@@ -310,7 +322,8 @@ TEST_P(RocksDBKindTest, ReusedBuilderMakesIndependentPartitions) {
       }
       others += !mine && m;
     }
-    EXPECT_LT(others, 3 * kPer / 20) << "partition " << part << " holds only its keys";
+    EXPECT_LT(others, 3 * kPer / 20)
+        << "partition " << part << " holds only its keys";
   }
 }
 
@@ -330,7 +343,8 @@ TEST_P(RocksDBKindTest, ApproximateNumEntriesFitsTheSize) {
     Built f = Finish(b.get());
     EXPECT_LE(f.filter.size(), bytes);
     if (bytes >= 1000) {
-      EXPECT_GE(f.filter.size(), bytes * 8 / 10) << bytes << " bytes, " << n << " keys";
+      EXPECT_GE(f.filter.size(), bytes * 8 / 10)
+          << bytes << " bytes, " << n << " keys";
     }
   }
   EXPECT_EQ(b->ApproximateNumEntries(0), 0u);
@@ -361,7 +375,8 @@ TEST_P(RocksDBKindTest, BatchedMayMatchEqualsSingle) {
       r->MayMatch(m, ptrs.data() + i, out.get() + i);
     }
     for (size_t i = 0; i < keys.size(); i++) {
-      ASSERT_EQ(out[i], r->MayMatch(keys[i])) << "batch " << batch << " key " << i;
+      ASSERT_EQ(out[i], r->MayMatch(keys[i]))
+          << "batch " << batch << " key " << i;
     }
   }
 }
@@ -380,8 +395,8 @@ TEST_P(RocksDBKindTest, UnreadableBytesMatchEverything) {
   for (uint64_t i = 0; i < 1000; i++) b->AddKey(Key(i));
   Built f = Finish(b.get());
   const std::string bytes(f.filter.data(), f.filter.size());
-  for (const std::string& damaged : {bytes.substr(0, bytes.size() - 1),
-                                     bytes.substr(1), bytes + '\0'}) {
+  for (const std::string& damaged :
+       {bytes.substr(0, bytes.size() - 1), bytes.substr(1), bytes + '\0'}) {
     auto r = h.Reader(damaged);
     for (uint64_t i = 0; i < 1000; i++) ASSERT_TRUE(r->MayMatch(Key(i)));
   }
@@ -411,7 +426,8 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBKindTest,
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string s = info.param;
                            for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            }
                            return s;
                          });

@@ -6,6 +6,7 @@
 #ifndef SSTFILTER_TESTS_ROCKSDB_TEST_UTIL_H_
 #define SSTFILTER_TESTS_ROCKSDB_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
@@ -21,8 +22,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
@@ -68,7 +67,9 @@ inline std::string MakeKey(uint64_t prefix_number, int suffix) {
                 static_cast<unsigned long long>(prefix_number), suffix);
   return buf;
 }
-inline std::string PresentKey(uint64_t i) { return MakeKey(8 * (i / 4), i % 4); }
+inline std::string PresentKey(uint64_t i) {
+  return MakeKey(8 * (i / 4), i % 4);
+}
 inline std::string MissingKey(uint64_t i) {
   return MakeKey(8 * (i / 4) + 1 + i % 4, i % 4);
 }
@@ -95,7 +96,7 @@ inline std::shared_ptr<const rocksdb::FilterPolicy> MustPolicy(
 struct TableSetup {
   std::shared_ptr<const rocksdb::FilterPolicy> policy;
   bool partitioned = false;
-  bool prefix = false;            // fixed prefix extractor of kPrefixLen
+  bool prefix = false;  // fixed prefix extractor of kPrefixLen
   bool whole_key_filtering = true;
   bool cache_index_and_filter_blocks = false;
   bool detect_filter_construct_corruption = false;
@@ -152,7 +153,8 @@ inline void ExpectAllPresent(rocksdb::DB* db, uint64_t n) {
   std::string v;
   for (uint64_t i = 0; i < n; i++) {
     rocksdb::Status s = db->Get(ro, PresentKey(i), &v);
-    ASSERT_TRUE(s.ok()) << "false negative? " << PresentKey(i) << ": " << s.ToString();
+    ASSERT_TRUE(s.ok()) << "false negative? " << PresentKey(i) << ": "
+                        << s.ToString();
     ASSERT_EQ(v, ValueOf(i));
   }
   constexpr size_t kBatch = 32;
@@ -253,7 +255,8 @@ inline void ExpectFprNear(double measured, double expected,
                           const std::string& what) {
   std::printf("  %-48s FPR %.4f%%  expected %.4f%%\n", what.c_str(),
               100 * measured, 100 * expected);
-  EXPECT_LE(measured, 1.5 * expected + 0.002) << what << " expected " << expected;
+  EXPECT_LE(measured, 1.5 * expected + 0.002)
+      << what << " expected " << expected;
   EXPECT_GE(measured, 0.4 * expected) << what << " expected " << expected;
 }
 

@@ -11,6 +11,7 @@
 // (skipped if not installed), and for sanitized builds the sanitizer
 // runtimes that must precede an instrumented plugin in LD_PRELOAD.
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -18,8 +19,6 @@
 #include <fstream>
 #include <map>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "sstfilter/params.h"
 #include "tests/rocksdb_test_util.h"
@@ -73,7 +72,8 @@ Result RunTool(const std::string& command, bool with_plugin) {
   return r;
 }
 
-// "rocksdb.bloom.filter.useful COUNT : 123" -> {"rocksdb.bloom.filter.useful", 123}
+// "rocksdb.bloom.filter.useful COUNT : 123" -> {"rocksdb.bloom.filter.useful",
+// 123}
 std::map<std::string, uint64_t> Tickers(const std::string& output) {
   std::map<std::string, uint64_t> t;
   size_t pos = 0;
@@ -88,7 +88,8 @@ std::map<std::string, uint64_t> Tickers(const std::string& output) {
   return t;
 }
 
-std::string WriteOptionsFile(const test::ScratchDir& dir, const std::string& id) {
+std::string WriteOptionsFile(const test::ScratchDir& dir,
+                             const std::string& id) {
   const std::string path = dir.Sub("OPTIONS.ini");
   std::ofstream f(path);
   f << "[Version]\n"
@@ -113,8 +114,8 @@ constexpr int kNum = 20000;
 std::string DbBench(const std::string& db, const std::string& options_file) {
   return std::string(SSTFILTER_DB_BENCH) + " --db=" + db +
          " --options_file=" + options_file +
-         " --benchmarks=fillrandom,flush,readrandom --num=" + std::to_string(kNum) +
-         " --reads=" + std::to_string(kNum) +
+         " --benchmarks=fillrandom,flush,readrandom --num=" +
+         std::to_string(kNum) + " --reads=" + std::to_string(kNum) +
          " --statistics --seed=42 --threads=1";
 }
 
@@ -123,7 +124,8 @@ class RocksDBToolsTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     if (std::string(SSTFILTER_DB_BENCH).empty() ||
         std::string(SSTFILTER_SST_DUMP).empty()) {
-      GTEST_SKIP() << "db_bench or sst_dump not installed (Debian: rocksdb-tools)";
+      GTEST_SKIP()
+          << "db_bench or sst_dump not installed (Debian: rocksdb-tools)";
     }
   }
   std::string Id() const { return kRocksDBIdPrefix + GetParam(); }
@@ -151,17 +153,19 @@ TEST_P(RocksDBToolsTest, DbBenchWithPluginUsesOurFilter) {
   EXPECT_LT(fpr, 0.02);
 
   // sst_dump (no plugin needed to read properties) names our policy.
-  const Result dump = RunTool(std::string(SSTFILTER_SST_DUMP) + " --file=" + db +
-                              " --show_properties",
-                          false);
+  const Result dump = RunTool(
+      std::string(SSTFILTER_SST_DUMP) + " --file=" + db + " --show_properties",
+      false);
   ASSERT_EQ(dump.exit_code, 0) << dump.output;
-  EXPECT_NE(dump.output.find("filter policy name: " + KindName()), std::string::npos)
+  EXPECT_NE(dump.output.find("filter policy name: " + KindName()),
+            std::string::npos)
       << dump.output;
 }
 
 TEST_P(RocksDBToolsTest, DbBenchWithoutPluginSilentlyHasNoFilter) {
   test::ScratchDir dir;
-  const Result r = RunTool(DbBench(dir.Sub("db"), WriteOptionsFile(dir, Id())), false);
+  const Result r =
+      RunTool(DbBench(dir.Sub("db"), WriteOptionsFile(dir, Id())), false);
   ASSERT_EQ(r.exit_code, 0) << r.output;  // no error: that is the hazard
   EXPECT_EQ(Tickers(r.output)["rocksdb.bloom.filter.useful"], 0u);
 }
@@ -170,24 +174,27 @@ TEST_P(RocksDBToolsTest, LdbCompactKeepsOurFilterOnlyWithThePlugin) {
   if (std::string(SSTFILTER_LDB).empty()) GTEST_SKIP() << "ldb not installed";
   test::ScratchDir dir;
   const std::string db = dir.Sub("db");
-  ASSERT_EQ(RunTool(DbBench(db, WriteOptionsFile(dir, Id())), true).exit_code, 0);
+  ASSERT_EQ(RunTool(DbBench(db, WriteOptionsFile(dir, Id())), true).exit_code,
+            0);
   auto policy_name = [&]() {
-    const Result dump = RunTool(std::string(SSTFILTER_SST_DUMP) + " --file=" + db +
-                                " --show_properties",
-                            false);
+    const Result dump = RunTool(std::string(SSTFILTER_SST_DUMP) +
+                                    " --file=" + db + " --show_properties",
+                                false);
     const size_t at = dump.output.find("filter policy name: ");
     if (at == std::string::npos) return std::string("?");
     const size_t from = at + 20;
     return dump.output.substr(from, dump.output.find('\n', from) - from);
   };
   ASSERT_EQ(policy_name(), KindName());
-  const std::string compact = std::string(SSTFILTER_LDB) + " --db=" + db + " compact";
+  const std::string compact =
+      std::string(SSTFILTER_LDB) + " --db=" + db + " compact";
   Result r = RunTool(compact, true);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(policy_name(), KindName());
   r = RunTool(compact, false);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(policy_name(), "N/A") << "ldb without the plugin dropped the filter";
+  EXPECT_EQ(policy_name(), "N/A")
+      << "ldb without the plugin dropped the filter";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBToolsTest,
@@ -195,7 +202,8 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBToolsTest,
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string s = info.param;
                            for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                             if (!isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
                            }
                            return s;
                          });

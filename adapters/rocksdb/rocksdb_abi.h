@@ -38,13 +38,13 @@
 #ifndef SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_ABI_H_
 #define SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_ABI_H_
 
-#include <cstddef>
-#include <memory>
-
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/slice.h>
 #include <rocksdb/status.h>
 #include <rocksdb/version.h>
+
+#include <cstddef>
+#include <memory>
 
 #if !defined(ROCKSDB_MAJOR) || !defined(ROCKSDB_MINOR)
 #error "sstfilter: <rocksdb/version.h> defines no ROCKSDB_MAJOR/ROCKSDB_MINOR"
@@ -53,9 +53,11 @@
 #define SSTFILTER_ROCKSDB_VERSION (ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR)
 
 #if SSTFILTER_ROCKSDB_VERSION < 700
-#error "sstfilter: RocksDB < 7.0 is not supported (FilterBitsBuilder was public and differently laid out)"
+#error \
+    "sstfilter: RocksDB < 7.0 is not supported (FilterBitsBuilder was public and differently laid out)"
 #elif SSTFILTER_ROCKSDB_VERSION >= 906
-#error "sstfilter: RocksDB >= 9.6 is not supported yet: FilterBitsBuilder gained AddKeyAndAlt; add its layout to adapters/rocksdb/rocksdb_abi.h"
+#error \
+    "sstfilter: RocksDB >= 9.6 is not supported yet: FilterBitsBuilder gained AddKeyAndAlt; add its layout to adapters/rocksdb/rocksdb_abi.h"
 #else
 
 namespace ROCKSDB_NAMESPACE {

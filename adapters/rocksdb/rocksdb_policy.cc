@@ -6,6 +6,8 @@
 //   FilterPolicy::GetFilterBitsReader   -> FilterReader::Open(bytes), wrapped
 //   ObjectLibrary factory "sstfilter.*" -> NewRocksDBFilterPolicy(id)
 
+#include <rocksdb/table.h>
+
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -17,8 +19,6 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/rocksdb.h"
 #include "sstfilter/spec.h"
-
-#include <rocksdb/table.h>
 
 namespace sstfilter {
 namespace {
@@ -106,8 +106,7 @@ class Reader final : public rocksdb::FilterBitsReader {
 
   // MultiGet's path: hash the whole batch straight from RocksDB's slices,
   // then let the core prefetch every probe before testing any key.
-  void MayMatch(int num_keys, rocksdb::Slice** keys,
-                bool* may_match) override {
+  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
     if (!r_.valid() || r_.kind() == FilterKind::kEmpty) {
       std::fill(may_match, may_match + num_keys, !r_.valid());
       return;
@@ -146,8 +145,9 @@ class Policy final : public rocksdb::FilterPolicy {
     // cannot fail; if it did, nullptr means "no filter", never a wrong one.
     if (!NewFilterBuilder(spec_, &core).ok()) return nullptr;
     // Raw owning pointer: RocksDB's signature; it deletes the builder.
-    return new Builder(std::move(core),
-                       context.table_options.detect_filter_construct_corruption);
+    return new Builder(
+        std::move(core),
+        context.table_options.detect_filter_construct_corruption);
   }
 
   rocksdb::FilterBitsReader* GetFilterBitsReader(
@@ -193,7 +193,8 @@ rocksdb::Status NewPolicy(const std::string& text,
 }  // namespace
 
 rocksdb::Status NewRocksDBFilterPolicy(
-    const std::string& spec, std::shared_ptr<const rocksdb::FilterPolicy>* out) {
+    const std::string& spec,
+    std::shared_ptr<const rocksdb::FilterPolicy>* out) {
   std::unique_ptr<Policy> p;
   rocksdb::Status s = NewPolicy(spec, &p);
   if (s.ok()) *out = std::move(p);

@@ -28,22 +28,24 @@
 // with a policy of the other family reads correctly, but without filters
 // for the old files, until compaction rewrites them.
 //
-// WARNING: RocksDB drops an unknown filter id silently. With the default
-// ConfigOptions::ignore_unsupported_options = true, an OPTIONS file naming
-// "sstfilter.bloom:10" loaded by a program that has not registered the ids
-// gives a table with NO filter, and `ldb compact` run without the plugin
-// rewrites every file without one. A malformed id that starts with
-// "sstfilter." is always an error (InvalidArgument), never a silent drop.
+// WARNING: RocksDB drops filters silently (docs/ROCKSDB.md). With the
+// default ConfigOptions::ignore_unsupported_options = true, an OPTIONS file
+// naming "sstfilter.bloom:10" loaded by a program that has not registered
+// the ids gives a table with NO filter, and `ldb compact` run without the
+// plugin rewrites every file without one. Our factory answers a malformed
+// id starting with "sstfilter" with InvalidArgument, which
+// FilterPolicy::CreateFromString returns -- but RocksDB 7.8 itself ignores
+// that error when it parses an OPTIONS file or an escaped option string.
 
 #ifndef SSTFILTER_ROCKSDB_H_
 #define SSTFILTER_ROCKSDB_H_
 
-#include <memory>
-#include <string>
-
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/status.h>
 #include <rocksdb/utilities/object_registry.h>
+
+#include <memory>
+#include <string>
 
 namespace sstfilter {
 

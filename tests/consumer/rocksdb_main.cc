@@ -1,13 +1,13 @@
 // Uses the installed RocksDB adapter: a DB on disk with an sstfilter policy
 // made by name; exit 0 on success.
+#include <rocksdb/db.h>
+#include <rocksdb/table.h>
+#include <sstfilter/rocksdb.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
-
-#include <rocksdb/db.h>
-#include <rocksdb/table.h>
-#include <sstfilter/rocksdb.h>
 
 int main() {
   std::string dir = "/tmp/sstfilter_consumer_XXXXXX";
@@ -15,13 +15,14 @@ int main() {
   rocksdb::Options options;
   options.create_if_missing = true;
   rocksdb::BlockBasedTableOptions table_options;
-  rocksdb::Status s =
-      sstfilter::NewRocksDBFilterPolicy("blocked_bloom:10", &table_options.filter_policy);
+  rocksdb::Status s = sstfilter::NewRocksDBFilterPolicy(
+      "blocked_bloom:10", &table_options.filter_policy);
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
   }
-  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  options.table_factory.reset(
+      rocksdb::NewBlockBasedTableFactory(table_options));
   rocksdb::DB* raw = nullptr;
   s = rocksdb::DB::Open(options, dir, &raw);
   std::unique_ptr<rocksdb::DB> db(raw);
