@@ -1,0 +1,117 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The LevelDB adapter: a leveldb::FilterPolicy over the core's builder and
+// reader. The only file that sees LevelDB's Slice and Status.
+//
+// LevelDB calls CreateFilter once per 2 KiB of data-block offsets (tens of
+// keys) on every flush and compaction, and KeyMayMatch once per Get per
+// table, so both stay free of per-call allocation:
+// - CreateFilter reuses one builder (its hash buffer keeps its capacity).
+//   CreateFilter is const and may run on several threads at once (DBs
+//   sharing the policy, a DB::Open recovering its log while another DB
+//   compacts), so the spare builder sits in an atomic slot: a call takes it
+//   out, builds, and puts it back. A call that finds the slot empty (another
+//   thread holds the builder) makes its own and frees it afterwards; that
+//   costs an allocation only under contention, never a lock or a wrong
+//   result.
+// - KeyMayMatch opens a FilterReader, a view over LevelDB's bytes.
+
+#include "sstfilter/leveldb.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "leveldb/filter_policy.h"
+#include "leveldb/slice.h"
+#include "leveldb/status.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/spec.h"
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+namespace {
+
+std::string_view View(const leveldb::Slice& s) {
+  return std::string_view(s.data(), s.size());
+}
+
+class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
+ public:
+  // REQUIRES: `builder` was made by NewFilterBuilder, so its spec is valid.
+  explicit LevelDBFilterPolicy(std::unique_ptr<FilterBuilder> builder)
+      : spec_(builder->spec()), spare_(builder.release()) {}
+
+  ~LevelDBFilterPolicy() override { delete spare_.load(); }
+
+  // The family name, the same for every kind: see sstfilter/leveldb.h.
+  const char* Name() const override { return kFamilyName; }
+
+  void CreateFilter(const leveldb::Slice* keys, int n,
+                    std::string* dst) const override {
+    std::unique_ptr<FilterBuilder> builder(
+        spare_.exchange(nullptr, std::memory_order_acq_rel));
+    if (builder == nullptr) {
+      // Another thread holds the spare. The spec was validated when the
+      // policy was made, so this cannot fail; should it ever, write a
+      // filter that matches everything rather than none (an empty filter
+      // might be taken for "no key").
+      if (!NewFilterBuilder(spec_, &builder).ok()) {
+        AppendMatchAll(dst);
+        return;
+      }
+    }
+    for (int i = 0; i < n; i++) builder->AddKey(View(keys[i]));
+    builder->Finish(dst);  // appends; empties the builder, keeps its memory
+    FilterBuilder* empty = nullptr;
+    if (spare_.compare_exchange_strong(empty, builder.get(),
+                                       std::memory_order_acq_rel)) {
+      builder.release();  // the slot owns it now
+    }
+  }
+
+  bool KeyMayMatch(const leveldb::Slice& key,
+                   const leveldb::Slice& filter) const override {
+    return FilterReader::Open(View(filter)).MayMatch(View(key));
+  }
+
+ private:
+  // A byte no valid filter ends with (format version 0): every reader
+  // treats it as "may match".
+  static void AppendMatchAll(std::string* dst) { dst->push_back('\0'); }
+
+  const FilterSpec spec_;
+  // The builder no call is using, or null while one is.
+  mutable std::atomic<FilterBuilder*> spare_;
+};
+
+leveldb::Status ToLevelDB(const Status& s, const std::string& spec) {
+  if (s.ok()) return leveldb::Status::OK();
+  const std::string context = "sstfilter LevelDB policy \"" + spec + "\"";
+  switch (s.code()) {
+    case Status::Code::kNotSupported:
+      return leveldb::Status::NotSupported(context, s.message());
+    case Status::Code::kCorruption:
+      return leveldb::Status::Corruption(context, s.message());
+    default:
+      return leveldb::Status::InvalidArgument(context, s.message());
+  }
+}
+
+}  // namespace
+
+leveldb::Status NewLevelDBFilterPolicy(
+    const std::string& spec,
+    std::unique_ptr<const leveldb::FilterPolicy>* out) {
+  FilterSpec parsed;
+  Status s = ParseFilterSpec(spec, &parsed);
+  std::unique_ptr<FilterBuilder> builder;
+  if (s.ok()) s = NewFilterBuilder(parsed, &builder);
+  if (!s.ok()) return ToLevelDB(s, spec);
+  *out = std::make_unique<LevelDBFilterPolicy>(std::move(builder));
+  return leveldb::Status::OK();
+}
+
+}  // namespace sstfilter
