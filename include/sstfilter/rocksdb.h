@@ -1,0 +1,78 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// sstfilter as the filter of RocksDB's block-based tables (RocksDB 7.0 to
+// 9.5; built and tested against Debian's 7.8.3).
+//
+//   std::shared_ptr<const rocksdb::FilterPolicy> policy;
+//   rocksdb::Status s =
+//       sstfilter::NewRocksDBFilterPolicy("blocked_bloom:10", &policy);
+//   if (!s.ok()) { /* s.ToString() names the problem */ }
+//   rocksdb::BlockBasedTableOptions table_options;
+//   table_options.filter_policy = policy;
+//   options.table_factory.reset(
+//       rocksdb::NewBlockBasedTableFactory(table_options));
+//
+// Ids. A policy's GetId() is "sstfilter." + its canonical spec
+// ("sstfilter.bloom:10", "sstfilter.blocked_bloom:9.5",
+// "sstfilter.cuckoo:12"; a seeded spec as "id=sstfilter.bloom:10:seed=7",
+// since RocksDB reads a bare '=' as an option assignment). Once the ids are
+// registered (RegisterRocksDBFilterPolicies, or loading the plugin
+// libsstfilter_rocksdb_plugin.so), rocksdb::FilterPolicy::CreateFromString
+// and OPTIONS files accept them, and GetId() round-trips through both.
+//
+// Compatibility. Every sstfilter policy stores its filters under one name,
+// sstfilter::kFamilyName (RocksDB metaindex key "fullfilter.sstfilter.v1" or
+// "partitionedfilter.sstfilter.v1"), and the bytes say which kind they are:
+// any sstfilter policy reads files written by any other. RocksDB's built-in
+// policies neither read these filters nor write ones we read: a DB reopened
+// with a policy of the other family reads correctly, but without filters
+// for the old files, until compaction rewrites them.
+//
+// WARNING: RocksDB drops an unknown filter id silently. With the default
+// ConfigOptions::ignore_unsupported_options = true, an OPTIONS file naming
+// "sstfilter.bloom:10" loaded by a program that has not registered the ids
+// gives a table with NO filter, and `ldb compact` run without the plugin
+// rewrites every file without one. A malformed id that starts with
+// "sstfilter." is always an error (InvalidArgument), never a silent drop.
+
+#ifndef SSTFILTER_ROCKSDB_H_
+#define SSTFILTER_ROCKSDB_H_
+
+#include <memory>
+#include <string>
+
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/status.h>
+#include <rocksdb/utilities/object_registry.h>
+
+namespace sstfilter {
+
+// Every registered id starts with this prefix.
+inline constexpr const char kRocksDBIdPrefix[] = "sstfilter.";
+
+// Makes the filter policy for `spec` (sstfilter/spec.h grammar, with or
+// without the "sstfilter." prefix: "bloom:10", "sstfilter.cuckoo:12"). On
+// success *out holds the policy; on error *out is unchanged and the Status
+// (InvalidArgument for a malformed spec, NotSupported for a kind this build
+// cannot construct) quotes the spec and names the problem.
+//
+// The policy is immutable and thread-safe. Its builders take keys in any
+// order, repeated or empty; its readers never allocate per query.
+rocksdb::Status NewRocksDBFilterPolicy(
+    const std::string& spec, std::shared_ptr<const rocksdb::FilterPolicy>* out);
+
+// Adds to `library` one factory of rocksdb::FilterPolicy that matches every
+// id starting with kRocksDBIdPrefix: a valid spec gives its policy, any
+// other such id an InvalidArgument error naming the problem. `arg` is
+// ignored. Returns the number of factories added (1). The signature is
+// RocksDB's RegistrarFunc, so it also serves ObjectLibrary::Register and
+// ObjectRegistry::AddLibrary. Registering twice is harmless.
+//
+//   sstfilter::RegisterRocksDBFilterPolicies(
+//       *rocksdb::ObjectLibrary::Default(), "");
+int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
+                                  const std::string& arg);
+
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_ROCKSDB_H_

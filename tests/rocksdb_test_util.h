@@ -1,0 +1,276 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Helpers of the RocksDB adapter tests: a scratch directory, fixed keys with
+// prefixes, and a real RocksDB opened on disk with statistics on.
+
+#ifndef SSTFILTER_TESTS_ROCKSDB_TEST_UTIL_H_
+#define SSTFILTER_TESTS_ROCKSDB_TEST_UTIL_H_
+
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
+#include <rocksdb/statistics.h>
+#include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "sstfilter/params.h"
+#include "sstfilter/rocksdb.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+namespace test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
+                       "/sstfilter_rocksdb_XXXXXX";
+    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
+    path_ = tmpl;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Keys with an 11-byte prefix "p" + 10 digits and a 2-byte suffix. Present
+// key i has prefix number 8 * (i / 4), shared by four keys. Missing keys
+// have prefix numbers in between (8g + 1 .. 8g + 4, each its own, so
+// prefix filters see as many distinct probes as whole-key filters), or a
+// present prefix with a suffix no present key has. All sort inside the
+// range of the present keys, so RocksDB must consult the filter for them.
+constexpr size_t kPrefixLen = 11;
+inline std::string MakeKey(uint64_t prefix_number, int suffix) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "p%010llu-%d",
+                static_cast<unsigned long long>(prefix_number), suffix);
+  return buf;
+}
+inline std::string PresentKey(uint64_t i) { return MakeKey(8 * (i / 4), i % 4); }
+inline std::string MissingKey(uint64_t i) {
+  return MakeKey(8 * (i / 4) + 1 + i % 4, i % 4);
+}
+inline std::string MissingKeyPresentPrefix(uint64_t i) {
+  return MakeKey(8 * (i / 4), 4 + i % 4);
+}
+inline bool IsPresentKey(const std::string& key) {
+  return std::stoull(key.substr(1, 10)) % 8 == 0 && key.back() < '4';
+}
+inline std::string ValueOf(uint64_t i) { return "value-" + std::to_string(i); }
+
+inline std::shared_ptr<const rocksdb::FilterPolicy> MustPolicy(
+    const std::string& spec) {
+  std::shared_ptr<const rocksdb::FilterPolicy> p;
+  rocksdb::Status s = NewRocksDBFilterPolicy(spec, &p);
+  if (!s.ok()) {
+    ADD_FAILURE() << spec << ": " << s.ToString();
+    std::abort();
+  }
+  return p;
+}
+
+// How a test's tables filter.
+struct TableSetup {
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+  bool partitioned = false;
+  bool prefix = false;            // fixed prefix extractor of kPrefixLen
+  bool whole_key_filtering = true;
+  bool cache_index_and_filter_blocks = false;
+  bool detect_filter_construct_corruption = false;
+};
+
+inline rocksdb::Options MakeOptions(const TableSetup& t) {
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  o.statistics = rocksdb::CreateDBStatistics();
+  o.disable_auto_compactions = true;
+  o.compression = rocksdb::kNoCompression;
+  o.max_open_files = -1;
+  o.info_log_level = rocksdb::WARN_LEVEL;
+  if (t.prefix) {
+    o.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kPrefixLen));
+  }
+  rocksdb::BlockBasedTableOptions bt;
+  bt.filter_policy = t.policy;
+  bt.whole_key_filtering = t.whole_key_filtering;
+  bt.cache_index_and_filter_blocks = t.cache_index_and_filter_blocks;
+  bt.detect_filter_construct_corruption = t.detect_filter_construct_corruption;
+  bt.block_cache = rocksdb::NewLRUCache(8 << 20);
+  if (t.partitioned) {
+    bt.partition_filters = true;
+    bt.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    bt.metadata_block_size = 4096;
+  }
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(bt));
+  return o;
+}
+
+inline std::unique_ptr<rocksdb::DB> OpenDB(const rocksdb::Options& o,
+                                           const std::string& path) {
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(o, path, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+
+// Writes PresentKey(i) for i in [begin, end) with `step`, then flushes.
+inline void WriteKeys(rocksdb::DB* db, uint64_t begin, uint64_t end,
+                      uint64_t step = 1) {
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (uint64_t i = begin; i < end; i += step) {
+    ASSERT_TRUE(db->Put(wo, PresentKey(i), ValueOf(i)).ok());
+  }
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+}
+
+// Every one of PresentKey(0 .. n-1) reads back, through Get and MultiGet.
+inline void ExpectAllPresent(rocksdb::DB* db, uint64_t n) {
+  rocksdb::ReadOptions ro;
+  std::string v;
+  for (uint64_t i = 0; i < n; i++) {
+    rocksdb::Status s = db->Get(ro, PresentKey(i), &v);
+    ASSERT_TRUE(s.ok()) << "false negative? " << PresentKey(i) << ": " << s.ToString();
+    ASSERT_EQ(v, ValueOf(i));
+  }
+  constexpr size_t kBatch = 32;
+  std::vector<std::string> keys(kBatch);
+  std::vector<rocksdb::Slice> slices(kBatch);
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  for (uint64_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min<uint64_t>(kBatch, n - i);
+    for (size_t j = 0; j < m; j++) {
+      keys[j] = PresentKey(i + j);
+      slices[j] = keys[j];
+      values[j].Reset();
+    }
+    db->MultiGet(ro, db->DefaultColumnFamily(), m, slices.data(), values.data(),
+                 statuses.data());
+    for (size_t j = 0; j < m; j++) {
+      ASSERT_TRUE(statuses[j].ok()) << "MultiGet false negative? " << keys[j];
+      ASSERT_EQ(values[j].ToString(), ValueOf(i + j));
+    }
+  }
+}
+
+// Reads keys that were never written: Get (multiget=false) or MultiGet in
+// batches of 32. Every one must be NotFound.
+template <typename KeyFn>
+void ReadAbsent(rocksdb::DB* db, uint64_t n, KeyFn key, bool multiget) {
+  rocksdb::ReadOptions ro;
+  if (!multiget) {
+    std::string v;
+    for (uint64_t i = 0; i < n; i++) {
+      ASSERT_TRUE(db->Get(ro, key(i), &v).IsNotFound()) << key(i);
+    }
+    return;
+  }
+  constexpr size_t kBatch = 32;
+  std::vector<std::string> keys(kBatch);
+  std::vector<rocksdb::Slice> slices(kBatch);
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  for (uint64_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min<uint64_t>(kBatch, n - i);
+    for (size_t j = 0; j < m; j++) {
+      keys[j] = key(i + j);
+      slices[j] = keys[j];
+      values[j].Reset();
+    }
+    db->MultiGet(ro, db->DefaultColumnFamily(), m, slices.data(), values.data(),
+                 statuses.data());
+    for (size_t j = 0; j < m; j++) {
+      ASSERT_TRUE(statuses[j].IsNotFound()) << keys[j];
+    }
+  }
+}
+
+// What the filters said about the probes since the last Reset().
+struct FilterCounts {
+  uint64_t negatives = 0;  // the filter said "no": a read saved
+  uint64_t positives = 0;  // the filter said "may match"
+  uint64_t probes() const { return negatives + positives; }
+  double positive_rate() const {
+    return probes() == 0 ? 0 : static_cast<double>(positives) / probes();
+  }
+};
+
+// Whole-key probes (Get, MultiGet) and prefix-only Get probes count in
+// BLOOM_FILTER_USEFUL / _FULL_POSITIVE; prefix-only MultiGet probes in
+// BLOOM_FILTER_PREFIX_CHECKED / _PREFIX_USEFUL (RocksDB 7.8).
+inline FilterCounts Counts(rocksdb::Statistics* stats) {
+  FilterCounts c;
+  c.negatives = stats->getTickerCount(rocksdb::BLOOM_FILTER_USEFUL) +
+                stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
+  const uint64_t prefix_checked =
+      stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_CHECKED);
+  const uint64_t prefix_useful =
+      stats->getTickerCount(rocksdb::BLOOM_FILTER_PREFIX_USEFUL);
+  c.positives = stats->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE) +
+                (prefix_checked - prefix_useful);
+  return c;
+}
+
+// The FPR a filter of `spec` is expected to have for `entries` entries.
+inline double ExpectedFpr(const std::string& spec, uint64_t entries) {
+  FilterSpec s;
+  FilterParams p;
+  if (!ParseFilterSpec(spec, &s).ok() || !ParamsForSpec(s, entries, &p).ok()) {
+    ADD_FAILURE() << "bad spec " << spec;
+    return 1;
+  }
+  return p.expected_fpr;
+}
+
+// A measured FPR is "near" the expected one: within [0.4x, 1.5x + 0.2
+// points]. Keys are fixed, so this never flakes; with >= 10k probes at ~1%
+// sampling noise is ~10%, far inside the band, while a filter of another
+// size or kind (or none) falls outside it.
+inline void ExpectFprNear(double measured, double expected,
+                          const std::string& what) {
+  std::printf("  %-48s FPR %.4f%%  expected %.4f%%\n", what.c_str(),
+              100 * measured, 100 * expected);
+  EXPECT_LE(measured, 1.5 * expected + 0.002) << what << " expected " << expected;
+  EXPECT_GE(measured, 0.4 * expected) << what << " expected " << expected;
+}
+
+// Table properties of every live SST.
+inline rocksdb::TablePropertiesCollection AllTables(rocksdb::DB* db) {
+  rocksdb::TablePropertiesCollection props;
+  EXPECT_TRUE(db->GetPropertiesOfAllTables(&props).ok());
+  return props;
+}
+
+inline uint64_t TotalFilterEntries(rocksdb::DB* db) {
+  uint64_t n = 0;
+  for (const auto& [file, p] : AllTables(db)) n += p->num_filter_entries;
+  return n;
+}
+
+}  // namespace test
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_TESTS_ROCKSDB_TEST_UTIL_H_
