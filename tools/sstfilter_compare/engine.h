@@ -64,8 +64,8 @@ class Engine {
   // Returns "" or an error message. On error the database may be open;
   // call Close.
   virtual std::string Build(const Policy& policy, const KeySpace& keys,
-                            const std::string& dir,
-                            const ProgressFn& progress, BuildResult* out) = 0;
+                            const std::string& dir, const ProgressFn& progress,
+                            BuildResult* out) = 0;
 
   virtual void ThreadBegin() {}
   virtual void ThreadEnd(EngineCounters* /*counters*/) {}

@@ -23,6 +23,14 @@
 // probe in vain. The Env holds such work back until the lookups are over,
 // so every phase of every policy sees the tree the load left.
 
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/write_batch.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -35,14 +43,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <leveldb/cache.h>
-#include <leveldb/db.h>
-#include <leveldb/env.h>
-#include <leveldb/filter_policy.h>
-#include <leveldb/iterator.h>
-#include <leveldb/options.h>
-#include <leveldb/write_batch.h>
 
 #include "sstfilter/leveldb.h"
 #include "tools/sstfilter_compare/counters.h"
@@ -63,7 +63,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// --- counting, scheduling Env ---------------------------------------------------
+// --- counting, scheduling Env
+// ---------------------------------------------------
 
 class CountingEnv final : public leveldb::EnvWrapper {
  public:
@@ -155,7 +156,8 @@ class CountingEnv final : public leveldb::EnvWrapper {
   std::vector<Job> held_;
 };
 
-// --- instrumented filter policy -----------------------------------------------
+// --- instrumented filter policy
+// -----------------------------------------------
 
 class InstrumentedPolicy final : public leveldb::FilterPolicy {
  public:
@@ -168,11 +170,11 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
                     std::string* dst) const override {
     const Clock::time_point t = Clock::now();
     inner_->CreateFilter(keys, n, dst);
-    nanos_.fetch_add(
-        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  Clock::now() - t)
-                                  .count()),
-        std::memory_order_relaxed);
+    nanos_.fetch_add(static_cast<uint64_t>(
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             Clock::now() - t)
+                             .count()),
+                     std::memory_order_relaxed);
     filters_.fetch_add(1, std::memory_order_relaxed);
   }
 
@@ -201,7 +203,8 @@ std::string MakePolicy(const Policy& p,
     case Family::kNone:
       return "";
     case Family::kLevelDBBloom:
-      out->reset(leveldb::NewBloomFilterPolicy(static_cast<int>(p.bits_per_key)));
+      out->reset(
+          leveldb::NewBloomFilterPolicy(static_cast<int>(p.bits_per_key)));
       return "";
     case Family::kSstfilter: {
       leveldb::Status s = NewLevelDBFilterPolicy(p.spec.ToString(), out);
@@ -217,7 +220,8 @@ std::string Err(const char* what, const leveldb::Status& s) {
   return std::string("leveldb ") + what + ": " + s.ToString();
 }
 
-// --- table layout -----------------------------------------------------------------
+// --- table layout
+// -----------------------------------------------------------------
 
 bool GetVarint64(const char** p, const char* limit, uint64_t* v) {
   uint64_t result = 0;
@@ -265,7 +269,8 @@ std::string AddFilterBlock(const std::string& path, const std::string& meta_key,
   // Footer: metaindex handle, index handle (varints), padding, 8-byte magic.
   constexpr uint64_t kFooter = 48;
   std::string footer;
-  if (file_size < kFooter || !ReadAt(f, file_size - kFooter, kFooter, &footer)) {
+  if (file_size < kFooter ||
+      !ReadAt(f, file_size - kFooter, kFooter, &footer)) {
     return bad + "short file";
   }
   if (DecodeFixed32(footer.data() + 40) != 0x8b80fb57u ||
@@ -359,7 +364,8 @@ void ParseSSTables(const std::string& text, std::vector<int>* per_level,
   }
 }
 
-// --- the engine -----------------------------------------------------------------
+// --- the engine
+// -----------------------------------------------------------------
 
 class LevelDBEngine final : public Engine {
  public:
@@ -452,8 +458,7 @@ class LevelDBEngine final : public Engine {
 
 std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
                                  const std::string& dir,
-                                 const ProgressFn& progress,
-                                 BuildResult* out) {
+                                 const ProgressFn& progress, BuildResult* out) {
   Close();
   *out = BuildResult();
   std::string err = MakePolicy(policy, &inner_);

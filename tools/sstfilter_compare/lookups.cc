@@ -63,8 +63,7 @@ struct Probe {
 
 void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
                const LookupOptions& options, uint64_t quota, int thread,
-               Clock::time_point deadline, Shared* shared,
-               ThreadResult* out) {
+               Clock::time_point deadline, Shared* shared, ThreadResult* out) {
   ThreadCounters() = &out->io;
   engine->ThreadBegin();
   Random64 rng(Mix64(options.seed ^ (static_cast<uint64_t>(phase) + 1) *
@@ -83,7 +82,8 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
   out->latencies_us.reserve(std::min<uint64_t>(quota, 1 << 20));
 
   while (out->ops < quota && !shared->stop.load(std::memory_order_relaxed)) {
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(batch, quota - out->ops));
+    const size_t m =
+        static_cast<size_t>(std::min<uint64_t>(batch, quota - out->ops));
     for (size_t k = 0; k < m; k++) {
       Probe& p = probes[k];
       switch (phase) {
@@ -161,8 +161,8 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
 
 double Percentile(std::vector<float>* v, double q) {
   if (v->empty()) return 0;
-  const size_t k = std::min(v->size() - 1,
-                            static_cast<size_t>(q * static_cast<double>(v->size())));
+  const size_t k = std::min(
+      v->size() - 1, static_cast<size_t>(q * static_cast<double>(v->size())));
   std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k),
                    v->end());
   return (*v)[k];
@@ -189,11 +189,12 @@ std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
   std::vector<std::thread> workers;
   for (int t = 0; t < threads; t++) {
     // Shares of --reads, the first threads taking the remainder.
-    const uint64_t quota = options.reads / static_cast<uint64_t>(threads) +
-                           (static_cast<uint64_t>(t) <
-                                    options.reads % static_cast<uint64_t>(threads)
-                                ? 1
-                                : 0);
+    const uint64_t quota =
+        options.reads / static_cast<uint64_t>(threads) +
+        (static_cast<uint64_t>(t) <
+                 options.reads % static_cast<uint64_t>(threads)
+             ? 1
+             : 0);
     workers.emplace_back(RunThread, engine, std::cref(keys), phase,
                          std::cref(options), quota, t, deadline, &shared,
                          &results[static_cast<size_t>(t)]);
@@ -209,8 +210,7 @@ std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
     }
   });
   for (std::thread& w : workers) w.join();
-  out->seconds =
-      std::chrono::duration<double>(Clock::now() - start).count();
+  out->seconds = std::chrono::duration<double>(Clock::now() - start).count();
   finished = true;
   reporter.join();
   progress(shared.done.load(), options.reads);

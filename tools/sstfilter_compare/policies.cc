@@ -20,8 +20,8 @@ constexpr double kBuiltinMinBits = 1;
 constexpr double kBuiltinMaxBits = 64;
 
 Status Bad(std::string_view entry, const std::string& why) {
-  return Status::InvalidArgument("policy \"" + std::string(entry) + "\": " +
-                                 why);
+  return Status::InvalidArgument("policy \"" + std::string(entry) +
+                                 "\": " + why);
 }
 
 bool StartsWith(std::string_view s, std::string_view p) {
@@ -60,8 +60,7 @@ Status ParseBuiltin(std::string_view entry, std::string_view bits,
 }
 
 // <policy> of the grammar.
-Status ParsePolicy(std::string_view entry, std::string_view text,
-                   Policy* out) {
+Status ParsePolicy(std::string_view entry, std::string_view text, Policy* out) {
   *out = Policy();
   if (text == "none") return Status::OK();
   if (StartsWith(text, "rocksdb:bloom:")) {
@@ -88,8 +87,7 @@ Status ParsePolicy(std::string_view entry, std::string_view text,
 
 // <family> of the grammar: an sstfilter kind (with an optional seed) or a
 // sizeable built-in.
-Status ParseFamily(std::string_view entry, std::string_view text,
-                   Policy* out) {
+Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   *out = Policy();
   if (text == "rocksdb:bloom") {
     out->family = Family::kRocksDBBloom;
@@ -239,12 +237,12 @@ Status ParsePolicyEntry(const std::string& text, PolicyRequest* out) {
     if (!s.ok()) return s;
     r.engines = scope & r.policy.engines();
   } else {
-    s = ParseFamily(text, rest.substr(0, at), &r.policy);
-    if (!s.ok()) return s;
     const std::string_view ref = rest.substr(at + 1);
     if (ref.find('@') != std::string_view::npos) {
       return Bad(text, "only one '@' is allowed");
     }
+    s = ParseFamily(text, rest.substr(0, at), &r.policy);
+    if (!s.ok()) return s;
     s = ParsePolicy(text, ref, &r.reference);
     if (!s.ok()) return s;
     if (r.reference.family == Family::kNone) {
@@ -254,8 +252,9 @@ Status ParsePolicyEntry(const std::string& text, PolicyRequest* out) {
     r.engines = scope & r.policy.engines() & r.reference.engines();
   }
   if (r.engines == 0) {
-    return Bad(text, "runs on no engine (its parts belong to different "
-                     "engines, or its scope excludes its engine)");
+    return Bad(text,
+               "runs on no engine (its parts belong to different "
+               "engines, or its scope excludes its engine)");
   }
   *out = r;
   return Status::OK();

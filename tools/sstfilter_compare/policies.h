@@ -42,7 +42,13 @@ namespace compare {
 enum EngineBit : unsigned { kRocksDB = 1, kLevelDB = 2, kAllEngines = 3 };
 const char* EngineName(EngineBit e);
 
-enum class Family { kNone, kSstfilter, kRocksDBBloom, kRocksDBRibbon, kLevelDBBloom };
+enum class Family {
+  kNone,
+  kSstfilter,
+  kRocksDBBloom,
+  kRocksDBRibbon,
+  kLevelDBBloom
+};
 
 // One concrete policy.
 struct Policy {
@@ -60,11 +66,11 @@ struct Policy {
 
 // One entry of --policies, after "*" expansion.
 struct PolicyRequest {
-  std::string text;        // as written
-  unsigned engines = 0;    // where it runs
-  bool sized = false;      // "X@Y"
-  Policy policy;           // the policy; for X@Y only its family (and kind)
-  Policy reference;        // Y of X@Y
+  std::string text;      // as written
+  unsigned engines = 0;  // where it runs
+  bool sized = false;    // "X@Y"
+  Policy policy;         // the policy; for X@Y only its family (and kind)
+  Policy reference;      // Y of X@Y
 };
 
 // Parses one entry. Errors are InvalidArgument and quote the entry.
@@ -79,8 +85,8 @@ Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
 struct PlannedRun {
   std::string label;  // "none", "cuckoo:12", "cuckoo@rocksdb:bloom:10"
   bool sized = false;
-  Policy policy;      // resolved for plain runs; family only when sized
-  Policy reference;   // sized: Y, planned earlier in the same list
+  Policy policy;          // resolved for plain runs; family only when sized
+  Policy reference;       // sized: Y, planned earlier in the same list
   bool implicit = false;  // added as the reference of an X@Y entry
 };
 

@@ -37,13 +37,13 @@ class Progress {
     if (since < (tty_ ? 0.2 : 10.0)) return;
     last_ = now;
     char buf[128];
-    std::snprintf(buf, sizeof(buf), " %llu/%llu (%.0f%%) %.1fs",
-                  static_cast<unsigned long long>(done),
-                  static_cast<unsigned long long>(total),
-                  total ? 100.0 * static_cast<double>(done) /
-                              static_cast<double>(total)
-                        : 0.0,
-                  Seconds(now - start_));
+    std::snprintf(
+        buf, sizeof(buf), " %llu/%llu (%.0f%%) %.1fs",
+        static_cast<unsigned long long>(done),
+        static_cast<unsigned long long>(total),
+        total ? 100.0 * static_cast<double>(done) / static_cast<double>(total)
+              : 0.0,
+        Seconds(now - start_));
     if (tty_) {
       Show(label_ + buf);
     } else {
@@ -55,8 +55,8 @@ class Progress {
     if (!enabled_) return;
     char buf[64];
     std::snprintf(buf, sizeof(buf), " %.1fs", Seconds(Clock::now() - start_));
-    const std::string line = label_ + buf + (summary.empty() ? "" : ": ") +
-                             summary;
+    const std::string line =
+        label_ + buf + (summary.empty() ? "" : ": ") + summary;
     if (tty_) {
       Show(line);
       std::fputc('\n', stderr);

@@ -14,7 +14,8 @@ namespace sstfilter {
 namespace compare {
 namespace {
 
-std::string Printf(const char* format, ...) __attribute__((format(printf, 1, 2)));
+std::string Printf(const char* format, ...)
+    __attribute__((format(printf, 1, 2)));
 std::string Printf(const char* format, ...) {
   char buf[512];
   va_list ap;
@@ -211,18 +212,19 @@ std::string FormatText(const Report& report) {
                      "keys/filter", "load s", "build s", "build %", "tree"});
   for (const PolicyRun& r : report.runs) {
     if (r.skipped) continue;
-    filters.Add({r.engine, r.label, r.policy.ToString(),
-                 Printf("%.2f", r.bits_per_key_disk(n)),
-                 OrDash(r.bits_per_key_memory(n), "%.2f"),
-                 r.build.num_filters ? Printf("%.1f", r.keys_per_filter(n))
-                                     : "-",
-                 Printf("%.1f", r.build.load_seconds),
-                 Printf("%.2f", r.build.filter_build_seconds),
-                 Printf("%.1f", 100 * r.build_share()), Tree(r.build)});
+    filters.Add(
+        {r.engine, r.label, r.policy.ToString(),
+         Printf("%.2f", r.bits_per_key_disk(n)),
+         OrDash(r.bits_per_key_memory(n), "%.2f"),
+         r.build.num_filters ? Printf("%.1f", r.keys_per_filter(n)) : "-",
+         Printf("%.1f", r.build.load_seconds),
+         Printf("%.2f", r.build.filter_build_seconds),
+         Printf("%.1f", 100 * r.build_share()), Tree(r.build)});
   }
-  out += "\nFilters (bits/key: filter blocks on disk per key loaded; mem: "
-         "held in memory by the open DB; build %: share of the load time "
-         "spent building filters)\n";
+  out +=
+      "\nFilters (bits/key: filter blocks on disk per key loaded; mem: "
+      "held in memory by the open DB; build %: share of the load time "
+      "spent building filters)\n";
   out += filters.Render();
 
   TextTable lookups({"engine", "policy", "phase", "ops", "probes/op", "FPR %",
@@ -248,11 +250,12 @@ std::string FormatText(const Report& report) {
     const PolicyRun* b = report.Baseline(e.name);
     if (b != nullptr) bases += (bases.empty() ? "" : ", ") + b->label;
   }
-  out += "\nLookups (ops: keys looked up, '+' if --phase_seconds stopped the "
-         "phase early; probes: filter queries; reads: table-file reads, i.e. "
-         "data blocks; x base: reads/op over those of " +
-         (bases.empty() ? std::string("(no baseline ran)") : bases) +
-         " in the same phase; latency per Get or MultiGet call)\n";
+  out +=
+      "\nLookups (ops: keys looked up, '+' if --phase_seconds stopped the "
+      "phase early; probes: filter queries; reads: table-file reads, i.e. "
+      "data blocks; x base: reads/op over those of " +
+      (bases.empty() ? std::string("(no baseline ran)") : bases) +
+      " in the same phase; latency per Get or MultiGet call)\n";
   out += lookups.Render();
 
   TextTable pairs({"engine", "policy", "filter", "bits/key", "reference",
@@ -269,8 +272,9 @@ std::string FormatText(const Report& report) {
                OrDash(Ratio(r, *y, Phase::kPresent), "%.3f")});
   }
   if (pairs.size() > 0) {
-    out += "\nEqual memory (X@Y: X's bits/key chosen so its filters take at "
-           "most Y's bytes; x: reads/op of X over those of Y)\n";
+    out +=
+        "\nEqual memory (X@Y: X's bits/key chosen so its filters take at "
+        "most Y's bytes; x: reads/op of X over those of Y)\n";
     out += pairs.Render();
   }
 
@@ -396,41 +400,45 @@ std::string FormatJson(const Report& report) {
         .Raw("bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n)))
         .Raw("keys_per_filter", Num(r.keys_per_filter(n)))
         .Str("tree", Tree(b))
-        .Raw("files_per_level", "[" + [&] {
-          std::string s;
-          for (size_t i = 0; i < levels.size(); i++) {
-            s += (i ? ", " : "") + levels[i];
-          }
-          return s;
-        }() + "]")
+        .Raw(
+            "files_per_level", "[" +
+                                   [&] {
+                                     std::string s;
+                                     for (size_t i = 0; i < levels.size();
+                                          i++) {
+                                       s += (i ? ", " : "") + levels[i];
+                                     }
+                                     return s;
+                                   }() +
+                                   "]")
         .Raw("notes", JsonArray(notes, 6));
     run.Raw("build", build.Render());
     std::vector<std::string> phases;
     for (const PhaseResult& p : r.phases) {
       JsonObject counters(10);
       for (const auto& [name, value] : p.engine) counters.Raw(name, Num(value));
-      phases.push_back(JsonObject(8)
-                           .Str("phase", PhaseName(p.phase))
-                           .Raw("ops", Num(p.ops))
-                           .Raw("calls", Num(p.calls))
-                           .Raw("found", Num(p.found))
-                           .Raw("seconds", Num(p.seconds))
-                           .Bool("time_capped", p.time_capped)
-                           .Raw("probes", Num(p.io.probes))
-                           .Raw("positives", Num(p.io.positives))
-                           .Raw("reads", Num(p.io.reads))
-                           .Raw("bytes", Num(p.io.bytes))
-                           .Raw("probes_per_op", Num(p.probes_per_op()))
-                           .Raw("fpr", JsonMaybe(p.fpr()))
-                           .Raw("reads_per_op", Num(p.reads_per_op()))
-                           .Raw("ratio_vs_base",
-                                JsonMaybe(RatioVsBase(report, r, p)))
-                           .Raw("bytes_per_op", Num(p.bytes_per_op()))
-                           .Raw("ops_per_s", Num(p.ops_per_second()))
-                           .Raw("p50_us", Num(p.p50_us))
-                           .Raw("p99_us", Num(p.p99_us))
-                           .Raw("engine_counters", counters.Render())
-                           .Render());
+      phases.push_back(
+          JsonObject(8)
+              .Str("phase", PhaseName(p.phase))
+              .Raw("ops", Num(p.ops))
+              .Raw("calls", Num(p.calls))
+              .Raw("found", Num(p.found))
+              .Raw("seconds", Num(p.seconds))
+              .Bool("time_capped", p.time_capped)
+              .Raw("probes", Num(p.io.probes))
+              .Raw("positives", Num(p.io.positives))
+              .Raw("reads", Num(p.io.reads))
+              .Raw("bytes", Num(p.io.bytes))
+              .Raw("probes_per_op", Num(p.probes_per_op()))
+              .Raw("fpr", JsonMaybe(p.fpr()))
+              .Raw("reads_per_op", Num(p.reads_per_op()))
+              .Raw("ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p)))
+              .Raw("bytes_per_op", Num(p.bytes_per_op()))
+              .Raw("ops_per_s", Num(p.ops_per_second()))
+              .Raw("p50_us", Num(p.p50_us))
+              .Raw("p99_us", Num(p.p99_us))
+              .Raw("engine_counters", counters.Render())
+              .Render());
     }
     run.Raw("phases", JsonArray(phases, 6));
     runs.push_back(run.Render());
@@ -442,7 +450,8 @@ std::string FormatJson(const Report& report) {
   return root.Render() + "\n";
 }
 
-// --- charts ---------------------------------------------------------------------
+// --- charts
+// ---------------------------------------------------------------------
 
 namespace {
 
@@ -472,7 +481,8 @@ std::vector<Series> PlotSeries(const Report& report) {
   for (Series& s : series) {
     std::sort(s.runs.begin(), s.runs.end(),
               [](const PolicyRun* a, const PolicyRun* b) {
-                return a->build.filter_block_bytes < b->build.filter_block_bytes;
+                return a->build.filter_block_bytes <
+                       b->build.filter_block_bytes;
               });
   }
   return series;
@@ -486,8 +496,9 @@ std::string FormatPlotData(const Report& report) {
   for (const Series& s : PlotSeries(report)) {
     out += Printf("# index %d: %s %s\n", index++, s.engine.c_str(),
                   s.family.c_str());
-    out += "# bits_per_key reads_absent reads_neighbour fpr_absent_pct "
-           "fpr_neighbour_pct policy\n";
+    out +=
+        "# bits_per_key reads_absent reads_neighbour fpr_absent_pct "
+        "fpr_neighbour_pct policy\n";
     for (const PolicyRun* r : s.runs) {
       const PhaseResult* a = r->Find(Phase::kAbsent);
       const PhaseResult* nb = r->Find(Phase::kNeighbour);
@@ -520,20 +531,23 @@ std::string FormatPlotScript(const Report& report,
     colour.emplace(s.family, static_cast<int>(colour.size()) + 1);
   }
   const int panels = static_cast<int>(engines.size());
-  std::string out = "# Drawn by sstfilter_compare --plot; run in this folder: "
-                    "gnuplot plots.gp\n";
+  std::string out =
+      "# Drawn by sstfilter_compare --plot; run in this folder: "
+      "gnuplot plots.gp\n";
   out += Printf("set terminal %s size %d,520 font \"sans,10\"\n",
                 terminal.c_str(), 80 + 640 * std::max(1, panels));
-  out += "set grid\nset logscale y\nset key top right font \",9\"\n"
-         "set xlabel \"filter bits per key (on disk)\"\n";
+  out += "set termoption noenhanced\n";
+  out +=
+      "set grid\nset logscale y\nset key top right font \",9\"\n"
+      "set xlabel \"filter bits per key (on disk)\"\n";
   for (int chart = 0; chart < 2; chart++) {
     const bool reads = chart == 0;
-    out += std::string("set output '") + (reads ? "reads.png" : "fpr.png") +
-           "'\n";
+    out +=
+        std::string("set output '") + (reads ? "reads.png" : "fpr.png") + "'\n";
     out += Printf("set multiplot layout 1,%d\n", std::max(1, panels));
     out += std::string("set ylabel \"") +
-           (reads ? "data-block reads per Get" :
-                    "false positives per filter probe (%)") +
+           (reads ? "data-block reads per Get"
+                  : "false positives per filter probe (%)") +
            "\"\n";
     for (const std::string& engine : engines) {
       std::string version;
@@ -558,14 +572,18 @@ std::string FormatPlotScript(const Report& report,
             "'plot.dat' index %d using 1:%d with linespoints lc %d pt 6 dt 2 "
             "notitle",
             i, absent_col + 1, c));
+        plots.push_back(Printf(
+            "'plot.dat' index %d using 1:%d:6 with labels left offset 1,0 "
+            "font \",8\" tc lt %d notitle",
+            i, absent_col, c));
       }
       if (reads) {
         const PolicyRun* none = report.FindRun(engine, "none");
         const PhaseResult* a = none ? none->Find(Phase::kAbsent) : nullptr;
         if (a != nullptr && a->reads_per_op() > 0) {
           plots.push_back(Num(a->reads_per_op()) +
-                          " with lines lc rgb \"gray\" dt 3 title \"no "
-                          "filter\"");
+                          " with lines lc rgb \"black\" dt 2 title \"no "
+                          "filter (absent)\"");
         }
       }
       out += "plot ";

@@ -57,8 +57,8 @@ struct PhaseResult {
 // One policy on one engine.
 struct PolicyRun {
   std::string engine;
-  std::string label;      // as planned: "cuckoo@rocksdb:bloom:10"
-  Policy policy;          // what ran: "cuckoo:9"
+  std::string label;  // as planned: "cuckoo@rocksdb:bloom:10"
+  Policy policy;      // what ran: "cuckoo:9"
   bool sized = false;
   std::string reference;  // label of Y for X@Y
   bool implicit = false;
@@ -68,8 +68,9 @@ struct PolicyRun {
   std::vector<PhaseResult> phases;
 
   double bits_per_key_disk(uint64_t keys) const {
-    return keys == 0 ? 0 : 8.0 * static_cast<double>(build.filter_block_bytes) /
-                               static_cast<double>(keys);
+    return keys == 0 ? 0
+                     : 8.0 * static_cast<double>(build.filter_block_bytes) /
+                           static_cast<double>(keys);
   }
   // -1 if unknown.
   double bits_per_key_memory(uint64_t keys) const {
@@ -118,10 +119,10 @@ struct Report {
 };
 
 struct LookupOptions {
-  uint64_t reads = 0;         // ops per phase
-  double max_seconds = 0;     // per phase; 0: no limit
+  uint64_t reads = 0;      // ops per phase
+  double max_seconds = 0;  // per phase; 0: no limit
   int threads = 1;
-  int batch = 32;             // MultiGet keys per call
+  int batch = 32;  // MultiGet keys per call
   double multiget_present = 0.5;
   uint64_t seed = 0;
 };

@@ -26,17 +26,6 @@
 // <l0_files> L0 files. Every policy thus gets the same files and levels.
 
 #include <fcntl.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <chrono>
-#include <cmath>
-#include <cstring>
-#include <memory>
-#include <string>
-#include <utility>
-#include <vector>
-
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
@@ -51,6 +40,16 @@
 #include <rocksdb/table_properties.h>
 #include <rocksdb/version.h>
 #include <rocksdb/write_batch.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "sstfilter/rocksdb.h"
@@ -72,7 +71,8 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// --- counting file system -----------------------------------------------------
+// --- counting file system
+// -----------------------------------------------------
 
 class CountingFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
  public:
@@ -117,7 +117,8 @@ class CountingFileSystem : public rocksdb::FileSystemWrapper {
   }
 };
 
-// --- instrumented filter policy -----------------------------------------------
+// --- instrumented filter policy
+// -----------------------------------------------
 
 struct BuildClock {
   std::atomic<uint64_t> nanos{0};
@@ -177,8 +178,7 @@ class CountingReader final : public rocksdb::FilterBitsReader {
     CountProbes(1, r ? 1 : 0);
     return r;
   }
-  void MayMatch(int num_keys, rocksdb::Slice** keys,
-                bool* may_match) override {
+  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
     inner_->MayMatch(num_keys, keys, may_match);
     uint64_t positives = 0;
     for (int i = 0; i < num_keys; i++) positives += may_match[i] ? 1 : 0;
@@ -248,7 +248,8 @@ std::string Err(const char* what, const rocksdb::Status& s) {
   return std::string("rocksdb ") + what + ": " + s.ToString();
 }
 
-// --- the engine -----------------------------------------------------------------
+// --- the engine
+// -----------------------------------------------------------------
 
 class RocksDBEngine final : public Engine {
  public:
@@ -390,8 +391,7 @@ class RocksDBEngine final : public Engine {
 
 std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
                                  const std::string& dir,
-                                 const ProgressFn& progress,
-                                 BuildResult* out) {
+                                 const ProgressFn& progress, BuildResult* out) {
   Close();
   *out = BuildResult();
   std::shared_ptr<const rocksdb::FilterPolicy> inner;
@@ -427,11 +427,10 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   double cumulative = 0;
   for (size_t g = 0; g < weights.size(); g++) {
     cumulative += weights[g];
-    const uint64_t end =
-        g + 1 == weights.size()
-            ? n
-            : static_cast<uint64_t>(static_cast<double>(n) * cumulative /
-                                    total_weight);
+    const uint64_t end = g + 1 == weights.size()
+                             ? n
+                             : static_cast<uint64_t>(static_cast<double>(n) *
+                                                     cumulative / total_weight);
     if (end <= next) continue;
     rocksdb::WriteBatch batch;
     for (; next < end; next++) {
@@ -463,8 +462,7 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
     }
   }
   out->load_seconds = SecondsSince(start);
-  out->filter_build_seconds =
-      static_cast<double>(clock_->nanos.load()) * 1e-9;
+  out->filter_build_seconds = static_cast<double>(clock_->nanos.load()) * 1e-9;
   out->filters_built = clock_->filters.load();
 
   err = Measure(out);

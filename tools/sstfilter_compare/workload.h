@@ -40,8 +40,8 @@ class Random64 {
   }
   // Uniform in [0, n) by multiply-shift. REQUIRES: n > 0.
   uint64_t Uniform(uint64_t n) {
-    return static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(Next()) * n) >> 64);
+    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >>
+                                 64);
   }
   // True with probability p.
   bool Bernoulli(double p) {
