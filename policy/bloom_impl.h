@@ -84,15 +84,20 @@ struct BlockedBloomImpl {
       x *= kGolden32;
     }
   }
+  // Tests every probe and ANDs the bits, without an early exit: all probes
+  // are in one cache line, and a branch per probe mispredicts on about half
+  // of the negative queries. Measured 0.6-0.75x the time of the early-exit
+  // loop for absent keys, the same for present keys (BENCHMARKS.md).
   static bool MayMatchInBlock(uint64_t h, const uint8_t* block,
                               int num_probes) {
     uint32_t x = static_cast<uint32_t>(h);
+    unsigned all = 1;
     for (int i = 0; i < num_probes; i++) {
       const uint32_t bit = x >> (32 - kBlockBitsLog2);
-      if ((block[bit >> 3] & (1u << (bit & 7))) == 0) return false;
+      all &= block[bit >> 3] >> (bit & 7);
       x *= kGolden32;
     }
-    return true;
+    return (all & 1) != 0;
   }
   static bool MayMatch(uint64_t h, const uint8_t* data, uint64_t num_blocks,
                        int num_probes) {
