@@ -32,7 +32,7 @@
 #include "sstfilter/filter.h"
 #include "sstfilter/leveldb.h"
 #include "sstfilter/params.h"
-#include "tests/leveldb_counting_env.h"
+#include "tests/leveldb_util.h"
 #include "tests/test_util.h"
 
 // Allocation counting. Replacing the global operator new (and its deletes,
@@ -395,13 +395,6 @@ std::string Value(uint64_t i) {
   return v;
 }
 
-// An absent key inside the DB's key range, whose bytes are unrelated to any
-// one stored key's (another length, a different tail): the "random" case.
-// It sorts right after Key(i), so the Get consults that key's table.
-std::string FarAbsentKey(uint64_t j, uint64_t num_keys) {
-  return Key(j * 7919 % num_keys) + "/" + std::to_string(j);
-}
-
 // A LevelDB database in a fresh directory, with counted reads.
 class LevelDBTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -500,12 +493,18 @@ class LevelDBTest : public ::testing::TestWithParam<std::string> {
     return env_.reads() / double(count);
   }
   double FarReads(uint64_t n) {
-    return ReadsPerAbsentGet(kAbsentGets,
-                             [n](uint64_t j) { return FarAbsentKey(j, n); });
+    return ReadsPerAbsentGet(
+        kAbsentGets, [n](uint64_t j) { return test::FarAbsentKey(j, n); });
   }
   double NeighbourReads(uint64_t n) {
-    return ReadsPerAbsentGet(
-        kAbsentGets, [n](uint64_t j) { return NeighbourKey(j * 7919 % n); });
+    return ReadsPerAbsentGet(kAbsentGets, [n](uint64_t j) {
+      return test::NeighbourAbsentKey(j, n);
+    });
+  }
+  double AnyByteNeighbourReads(uint64_t n) {
+    return ReadsPerAbsentGet(kAbsentGets, [n](uint64_t j) {
+      return test::AnyByteNeighbourKey(j, n);
+    });
   }
 
   test::CountingEnv env_;
@@ -533,10 +532,14 @@ TEST_P(LevelDBTest, AbsentGetsRarelyReadDataBlocks) {
   const double ceiling = FprCeiling(GetParam(), kKeysPerFilter);
   const double far = FarReads(n);
   const double neighbour = NeighbourReads(n);
+  const double any_byte = AnyByteNeighbourReads(n);
   RecordProperty("far_reads_per_absent_get", std::to_string(far));
   RecordProperty("neighbour_reads_per_absent_get", std::to_string(neighbour));
+  RecordProperty("any_byte_neighbour_reads_per_absent_get",
+                 std::to_string(any_byte));
   EXPECT_LE(far, ceiling);
   EXPECT_LE(neighbour, ceiling);
+  EXPECT_LE(any_byte, ceiling);
   // Not zero either: then the Gets would not reach the tables at all.
   EXPECT_GT(far, 0.0);
 
@@ -560,6 +563,7 @@ TEST_P(LevelDBTest, LargeValuesGiveOneKeyFilters) {
   EXPECT_EQ(env_.reads(), n);
   EXPECT_LE(FarReads(n), FprCeiling(GetParam(), 1));
   EXPECT_LE(NeighbourReads(n), FprCeiling(GetParam(), 1));
+  EXPECT_LE(AnyByteNeighbourReads(n), FprCeiling(GetParam(), 1));
 }
 
 // A DB written with one sstfilter kind, reopened with LevelDB's Bloom, with

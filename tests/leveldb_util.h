@@ -1,7 +1,8 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// A LevelDB Env that counts the reads of table files, for the LevelDB tests
-// and benchmark: data-block reads per Get are what a filter saves.
+// Shared by the LevelDB tests and benchmark: an Env that counts the reads
+// of table files (data-block reads per Get are what a filter saves), and
+// the absent keys they probe with.
 //
 //   sstfilter::test::CountingEnv env;      // wraps leveldb::Env::Default()
 //   options.env = &env;                    // must outlive the DB
@@ -12,8 +13,8 @@
 // through the same file: open every table (one Get each) before Reset() so
 // that the counts are data blocks only.
 
-#ifndef SSTFILTER_TESTS_LEVELDB_COUNTING_ENV_H_
-#define SSTFILTER_TESTS_LEVELDB_COUNTING_ENV_H_
+#ifndef SSTFILTER_TESTS_LEVELDB_UTIL_H_
+#define SSTFILTER_TESTS_LEVELDB_UTIL_H_
 
 #include <atomic>
 #include <cstdint>
@@ -23,6 +24,7 @@
 #include "leveldb/env.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
+#include "tests/test_util.h"
 
 namespace sstfilter {
 namespace test {
@@ -80,7 +82,29 @@ class CountingEnv : public leveldb::EnvWrapper {
   std::atomic<uint64_t> bytes_{0};
 };
 
+// Absent keys for a DB holding Key(0 .. num_keys-1), j = 0, 1, ...: both
+// sort inside the DB's key range, right after a stored key, so a Get
+// consults that key's table and filter.
+// "Far": another length and tail than any stored key ("key-00000012345a/17"),
+// unrelated to it for any reasonable hash: the random-key case.
+inline std::string FarAbsentKey(uint64_t j, uint64_t num_keys) {
+  return Key(j * 7919 % num_keys) + "/" + std::to_string(j);
+}
+// "Neighbour": a stored key with its last byte changed, 'a' to 'b'.
+inline std::string NeighbourAbsentKey(uint64_t j, uint64_t num_keys) {
+  return NeighbourKey(j * 7919 % num_keys);
+}
+// A stored key with its last byte 'a' replaced by each of the 255 other
+// byte values in turn (j % 255). LevelDB's Bloom hash is weak here for some
+// values: at 16-byte keys, 36 keys per filter and 10 bits/key it gives ~2%
+// false positives for 'b' but ~13% for 'q' (a difference of 16).
+inline std::string AnyByteNeighbourKey(uint64_t j, uint64_t num_keys) {
+  std::string k = Key(j * 7919 % num_keys);
+  k.back() = static_cast<char>('a' + 1 + j % 255);
+  return k;
+}
+
 }  // namespace test
 }  // namespace sstfilter
 
-#endif  // SSTFILTER_TESTS_LEVELDB_COUNTING_ENV_H_
+#endif  // SSTFILTER_TESTS_LEVELDB_UTIL_H_
