@@ -13,6 +13,8 @@
 #include <rocksdb/utilities/options_util.h>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -58,12 +60,20 @@ uint64_t EntriesPerFile(rocksdb::DB* db) {
   return tables.empty() ? 0 : test::TotalFilterEntries(db) / tables.size();
 }
 
-// Every table was written by an sstfilter policy.
-void ExpectSstfilterTables(rocksdb::DB* db) {
+// Every table was written by an sstfilter policy, and stores its filter
+// under the metaindex key of our family: RocksDB's metaindex block keeps
+// each key whole and uncompressed, so the file's bytes contain it.
+void ExpectSstfilterTables(rocksdb::DB* db, bool partitioned = false) {
+  const std::string key =
+      std::string(partitioned ? "partitionedfilter." : "fullfilter.") + kFamilyName;
   for (const auto& [file, p] : test::AllTables(db)) {
     EXPECT_EQ(p->filter_policy_name.rfind(kRocksDBIdPrefix, 0), 0u)
         << file << ": " << p->filter_policy_name;
     EXPECT_GT(p->filter_size, 0u) << file;
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    EXPECT_NE(bytes.find(key), std::string::npos) << file << " lacks " << key;
   }
 }
 
@@ -118,7 +128,7 @@ TEST_P(RocksDBLayoutTest, NoFalseNegativesAndFilterUsed) {
   // Two overlapping files (even and odd keys): absent probes check both.
   WriteKeys(db.get(), 0, kKeys, 2);
   WriteKeys(db.get(), 1, kKeys, 2);
-  ExpectSstfilterTables(db.get());
+  ExpectSstfilterTables(db.get(), layout().partitioned);
   ExpectAllPresent(db.get(), kKeys);
   const double expected = ExpectedFpr(spec(), EntriesPerFile(db.get()));
 

@@ -1,0 +1,204 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The plugin in RocksDB's own, unmodified tools: /usr/bin/db_bench with
+// libsstfilter_rocksdb_plugin.so in LD_PRELOAD and an OPTIONS file naming
+// an sstfilter id uses our filter (its statistics and sst_dump say so);
+// without the plugin the same OPTIONS file silently gives no filter, and
+// `ldb compact` rewrites files without one -- the hazard docs/ROCKSDB.md
+// warns about, pinned here.
+//
+// Paths come from the build (tests/CMakeLists.txt): the plugin, the tools
+// (skipped if not installed), and for sanitized builds the sanitizer
+// runtimes that must precede an instrumented plugin in LD_PRELOAD.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "sstfilter/params.h"
+#include "tests/rocksdb_test_util.h"
+#include "tests/test_util.h"
+
+#ifndef SSTFILTER_ROCKSDB_PLUGIN
+#error "SSTFILTER_ROCKSDB_PLUGIN (path of the plugin) must be defined"
+#endif
+#ifndef SSTFILTER_DB_BENCH
+#define SSTFILTER_DB_BENCH ""
+#endif
+#ifndef SSTFILTER_SST_DUMP
+#define SSTFILTER_SST_DUMP ""
+#endif
+#ifndef SSTFILTER_LDB
+#define SSTFILTER_LDB ""
+#endif
+#ifndef SSTFILTER_SANITIZER_PRELOAD
+#define SSTFILTER_SANITIZER_PRELOAD ""
+#endif
+
+namespace sstfilter {
+namespace {
+
+struct Result {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs `command` through the shell, with the plugin preloaded or not.
+Result RunTool(const std::string& command, bool with_plugin) {
+  std::string env;
+  if (with_plugin) {
+    std::string preload = SSTFILTER_SANITIZER_PRELOAD;
+    if (!preload.empty()) preload += ":";
+    preload += SSTFILTER_ROCKSDB_PLUGIN;
+    // An instrumented plugin in an uninstrumented tool: the tool's own
+    // allocations are not ours to judge for leaks.
+    env = "LD_PRELOAD='" + preload + "' ASAN_OPTIONS=detect_leaks=0 ";
+  } else {
+    env = "env -u LD_PRELOAD ";
+  }
+  Result r;
+  FILE* p = popen((env + command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// "rocksdb.bloom.filter.useful COUNT : 123" -> {"rocksdb.bloom.filter.useful", 123}
+std::map<std::string, uint64_t> Tickers(const std::string& output) {
+  std::map<std::string, uint64_t> t;
+  size_t pos = 0;
+  while ((pos = output.find("rocksdb.", pos)) != std::string::npos) {
+    const size_t eol = output.find('\n', pos);
+    const std::string line = output.substr(pos, eol - pos);
+    pos = eol;
+    const size_t count = line.find(" COUNT : ");
+    if (count == std::string::npos) continue;
+    t[line.substr(0, count)] = std::stoull(line.substr(count + 9));
+  }
+  return t;
+}
+
+std::string WriteOptionsFile(const test::ScratchDir& dir, const std::string& id) {
+  const std::string path = dir.Sub("OPTIONS.ini");
+  std::ofstream f(path);
+  f << "[Version]\n"
+       "  rocksdb_version=7.8.3\n"
+       "  options_file_version=1.1\n"
+       "\n"
+       "[DBOptions]\n"
+       "  create_if_missing=true\n"
+       "\n"
+       "[CFOptions \"default\"]\n"
+       "  write_buffer_size=1048576\n"
+       "  compression=kNoCompression\n"
+       "\n"
+       "[TableOptions/BlockBasedTable \"default\"]\n"
+       "  filter_policy="
+    << id << "\n";
+  return path;
+}
+
+constexpr int kNum = 20000;
+
+std::string DbBench(const std::string& db, const std::string& options_file) {
+  return std::string(SSTFILTER_DB_BENCH) + " --db=" + db +
+         " --options_file=" + options_file +
+         " --benchmarks=fillrandom,flush,readrandom --num=" + std::to_string(kNum) +
+         " --reads=" + std::to_string(kNum) +
+         " --statistics --seed=42 --threads=1";
+}
+
+class RocksDBToolsTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (std::string(SSTFILTER_DB_BENCH).empty() ||
+        std::string(SSTFILTER_SST_DUMP).empty()) {
+      GTEST_SKIP() << "db_bench or sst_dump not installed (Debian: rocksdb-tools)";
+    }
+  }
+  std::string Id() const { return kRocksDBIdPrefix + GetParam(); }
+  std::string KindName() const {
+    return kRocksDBIdPrefix +
+           std::string(FilterKindName(test::MustParse(GetParam()).kind));
+  }
+};
+
+TEST_P(RocksDBToolsTest, DbBenchWithPluginUsesOurFilter) {
+  test::ScratchDir dir;
+  const std::string db = dir.Sub("db");
+  const Result r = RunTool(DbBench(db, WriteOptionsFile(dir, Id())), true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto t = Tickers(r.output);
+  const uint64_t useful = t["rocksdb.bloom.filter.useful"];
+  const uint64_t positive = t["rocksdb.bloom.filter.full.positive"];
+  const uint64_t true_positive = t["rocksdb.bloom.filter.full.true.positive"];
+  EXPECT_GT(useful, 0u) << r.output;
+  // Probes of absent keys: the rejected ones plus the false positives.
+  const double fpr = static_cast<double>(positive - true_positive) /
+                     (useful + positive - true_positive);
+  std::printf("  db_bench %s: useful %llu, FPR %.3f%%\n", Id().c_str(),
+              static_cast<unsigned long long>(useful), 100 * fpr);
+  EXPECT_LT(fpr, 0.02);
+
+  // sst_dump (no plugin needed to read properties) names our policy.
+  const Result dump = RunTool(std::string(SSTFILTER_SST_DUMP) + " --file=" + db +
+                              " --show_properties",
+                          false);
+  ASSERT_EQ(dump.exit_code, 0) << dump.output;
+  EXPECT_NE(dump.output.find("filter policy name: " + KindName()), std::string::npos)
+      << dump.output;
+}
+
+TEST_P(RocksDBToolsTest, DbBenchWithoutPluginSilentlyHasNoFilter) {
+  test::ScratchDir dir;
+  const Result r = RunTool(DbBench(dir.Sub("db"), WriteOptionsFile(dir, Id())), false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;  // no error: that is the hazard
+  EXPECT_EQ(Tickers(r.output)["rocksdb.bloom.filter.useful"], 0u);
+}
+
+TEST_P(RocksDBToolsTest, LdbCompactKeepsOurFilterOnlyWithThePlugin) {
+  if (std::string(SSTFILTER_LDB).empty()) GTEST_SKIP() << "ldb not installed";
+  test::ScratchDir dir;
+  const std::string db = dir.Sub("db");
+  ASSERT_EQ(RunTool(DbBench(db, WriteOptionsFile(dir, Id())), true).exit_code, 0);
+  auto policy_name = [&]() {
+    const Result dump = RunTool(std::string(SSTFILTER_SST_DUMP) + " --file=" + db +
+                                " --show_properties",
+                            false);
+    const size_t at = dump.output.find("filter policy name: ");
+    if (at == std::string::npos) return std::string("?");
+    const size_t from = at + 20;
+    return dump.output.substr(from, dump.output.find('\n', from) - from);
+  };
+  ASSERT_EQ(policy_name(), KindName());
+  const std::string compact = std::string(SSTFILTER_LDB) + " --db=" + db + " compact";
+  Result r = RunTool(compact, true);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(policy_name(), KindName());
+  r = RunTool(compact, false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(policy_name(), "N/A") << "ldb without the plugin dropped the filter";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBToolsTest,
+                         ::testing::ValuesIn(test::AllKindSpecs()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string s = info.param;
+                           for (char& c : s) {
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return s;
+                         });
+
+}  // namespace
+}  // namespace sstfilter
