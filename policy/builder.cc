@@ -49,6 +49,9 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n) {
     case FilterKind::kBlockedBloom:
       plan = PlanBloomFamily(spec, n);
       break;
+    case FilterKind::kCuckoo:
+      plan = PlanCuckoo(spec, n);
+      break;
     default:
       break;  // Validate() admits no other kind
   }
@@ -75,6 +78,9 @@ Status NewFilterBuilder(const FilterSpec& spec,
     case FilterKind::kBloom:
     case FilterKind::kBlockedBloom:
       *out = internal::NewBloomFamilyBuilder(spec);
+      return Status::OK();
+    case FilterKind::kCuckoo:
+      *out = internal::NewCuckooBuilder(spec);
       return Status::OK();
     default:
       return Status::NotSupported(std::string("no builder for filter kind ") +

@@ -65,6 +65,39 @@ class HashListBuilder : public FilterBuilder {
 
 std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
 
+// --- cuckoo (policy/cuckoo.cc) ----------------------------------------------
+
+// Target load factor (keys / slots) a cuckoo builder sizes its table for.
+inline constexpr double kCuckooLoad = 0.95;
+
+// The static cuckoo filter for n distinct keys, or, when its payload is
+// under kMinBlockedPayload and a standard Bloom filter of no more bytes
+// reaches the same expected FPR, that Bloom filter.
+KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n);
+
+// How a cuckoo construction went, for tests and benchmarks.
+struct CuckooBuildStats {
+  int attempts = 0;          // tables tried: 1 unless a walk ran out of kicks
+  uint64_t num_buckets = 0;  // of the table written (0 if not cuckoo)
+  FilterKind kind = FilterKind::kEmpty;  // what was written
+};
+// Knobs of the construction; tests shrink them to force the fallbacks.
+struct CuckooBuildOptions {
+  int max_kicks = 500;
+  int salts_per_size = 4;  // tries at one table size before growing it
+  int growths = 2;         // times the table grows by ~3% before giving up
+};
+
+// Appends the filter PlanCuckoo plans for `hashes` (repeats allowed). If no
+// table can be built (every salt and size ran out of kicks), appends a
+// blocked Bloom filter of the same payload size instead.
+void AppendCuckooFilter(const FilterSpec& spec,
+                        const std::vector<uint64_t>& hashes, std::string* dst,
+                        const CuckooBuildOptions& options = {},
+                        CuckooBuildStats* stats = nullptr);
+
+std::unique_ptr<FilterBuilder> NewCuckooBuilder(const FilterSpec& spec);
+
 }  // namespace internal
 }  // namespace sstfilter
 

@@ -8,6 +8,8 @@
 #include <algorithm>
 
 #include "policy/bloom_impl.h"
+#include "policy/counting_bloom_impl.h"
+#include "policy/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
@@ -15,6 +17,7 @@
 namespace sstfilter {
 
 using internal::BlockedBloomImpl;
+using internal::CountingBloomImpl;
 using internal::StandardBloomImpl;
 
 namespace {
@@ -61,6 +64,39 @@ FilterReader FilterReader::Open(std::string_view filter) {
       ok.p1_ = t.payload_size / BlockedBloomImpl::kBlockBytes;
       ok.p2_ = t.params[0];
       return ok;
+    case FilterKind::kCuckoo:
+    case FilterKind::kDynamicCuckoo: {
+      // params: u8 f (fingerprint bits, 4..32), u8 salt. Payload: exactly
+      // ceil(f N / 2) bytes for N >= 1 buckets of 4 f bits.
+      if (t.params_size != 2 || t.params[0] < internal::kCuckooMinTagBits ||
+          t.params[0] > internal::kCuckooMaxTagBits || t.payload_size == 0 ||
+          t.payload_size > (uint64_t{1} << 56)) {
+        return r;
+      }
+      const int f = t.params[0];
+      const uint64_t buckets =
+          internal::CuckooBucketsForPayload(t.payload_size, f);
+      if (buckets == 0 ||
+          internal::CuckooPayloadBytes(buckets, f) != t.payload_size) {
+        return r;
+      }
+      ok.mode_ = t.kind == FilterKind::kCuckoo ? Mode::kCuckoo
+                                               : Mode::kDynamicCuckoo;
+      ok.p1_ = buckets;
+      ok.p2_ = static_cast<uint32_t>(f);
+      ok.p3_ = t.params[1];
+      return ok;
+    }
+    case FilterKind::kCountingBloom:
+      // params: u8 num_probes. Payload: 2 counters per byte, at least one byte.
+      if (t.params_size != 1 || t.params[0] == 0 || t.params[0] > kMaxProbes ||
+          t.payload_size == 0 || t.payload_size > (uint64_t{1} << 60)) {
+        return r;
+      }
+      ok.mode_ = Mode::kCountingBloom;
+      ok.p1_ = t.payload_size * 2;
+      ok.p2_ = t.params[0];
+      return ok;
     default:
       return r;  // a kind this version cannot read
   }
@@ -87,6 +123,13 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
     case Mode::kBlockedBloom:
       return BlockedBloomImpl::MayMatch(hash, data_, p1_,
                                         static_cast<int>(p2_));
+    case Mode::kCuckoo:
+    case Mode::kDynamicCuckoo:
+      return internal::CuckooMayMatch(hash, data_, payload_size_, p1_,
+                                      static_cast<int>(p2_), p3_);
+    case Mode::kCountingBloom:
+      return CountingBloomImpl::MayMatch(hash, data_, p1_,
+                                         static_cast<int>(p2_));
     default:
       return true;
   }
@@ -119,6 +162,23 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
         const size_t m = std::min(kBatch, n - i);
         for (size_t j = 0; j < m; j++) {
           StandardBloomImpl::Prefetch(hashes[i + j], data_, p1_);
+        }
+        for (size_t j = 0; j < m; j++) {
+          results[i + j] = MayMatchHash(hashes[i + j]);
+        }
+      }
+      return;
+    case Mode::kCuckoo:
+    case Mode::kDynamicCuckoo:
+      // Both buckets of every key are prefetched before any is read.
+      internal::CuckooMayMatchBatch(n, hashes, data_, payload_size_, p1_,
+                                    static_cast<int>(p2_), p3_, results);
+      return;
+    case Mode::kCountingBloom:
+      for (size_t i = 0; i < n; i += kBatch) {
+        const size_t m = std::min(kBatch, n - i);
+        for (size_t j = 0; j < m; j++) {
+          CountingBloomImpl::Prefetch(hashes[i + j], data_, p1_);
         }
         for (size_t j = 0; j < m; j++) {
           results[i + j] = MayMatchHash(hashes[i + j]);

@@ -31,6 +31,18 @@ double BlockedBloomFpr(double bits_per_key, int num_probes);
 // The k that minimises BlockedBloomFpr, within [1, 16].
 int BlockedBloomProbes(double bits_per_key);
 
+// Cuckoo filter with buckets of 4 slots holding f-bit fingerprints, never 0,
+// at load factor `load` (keys / slots): a negative query compares its
+// fingerprint with the 8 * load occupied slots of its two buckets on
+// average, each equal by chance with probability 1 / (2^f - 1), so
+// 1 - (1 - 1/(2^f - 1))^(8 load) ~ 8 load / 2^f.
+double CuckooFpr(int fingerprint_bits, double load);
+// The fingerprint bits f of a "cuckoo:<bits_per_key>" filter:
+// round(bits_per_key), within [4, 32]. Builders fill 95% of the slots, so
+// such a filter spends f / 0.95 bits per key: cuckoo:12 spends 12.63 bits
+// per key for an FPR of 0.19%.
+int CuckooFingerprintBits(double bits_per_key);
+
 // Everything about one filter's size and accuracy.
 struct FilterParams {
   FilterKind kind = FilterKind::kEmpty;

@@ -1,0 +1,178 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Mutable filters: sets of keys that support Insert, Erase and Contains, for
+// engines' memtables, caches and deduplication. Both serialize to the
+// sstfilter format (docs/FORMAT.md), so a node can ship its filter to peers,
+// who may load it back (Deserialize) or only query it (FilterReader::Open).
+//
+//   sstfilter::MutableFilterOptions options;
+//   options.capacity = 1000000;
+//   options.target_fpr = 0.001;
+//   sstfilter::DynamicCuckooFilter filter;
+//   sstfilter::Status s = sstfilter::DynamicCuckooFilter::Create(options, &filter);
+//   if (s.ok() && !filter.Insert("apple")) { /* full: "apple" not added */ }
+//   filter.Contains("apple");            // true
+//   filter.Erase("apple");               // true: one copy removed
+//   std::string bytes;
+//   filter.Serialize(&bytes);            // appends
+//
+// Both filters hold a multiset of keys' fingerprints: inserting a key twice
+// stores it twice, and it stays until erased twice. Erase(key) REQUIRES that
+// key was inserted more times than erased. Erasing a key that was never
+// inserted is unsafe: it may remove the fingerprint of another key that
+// shares it, which then reads as absent (a false negative). Erase detects,
+// and refuses, only the case where the key is certainly absent.
+//
+// Neither class is thread-safe for writes; concurrent const calls are fine.
+
+#ifndef SSTFILTER_MUTABLE_H_
+#define SSTFILTER_MUTABLE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sstfilter/hash.h"
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+namespace internal {
+struct CuckooMove;
+}  // namespace internal
+
+struct MutableFilterOptions {
+  // The number of keys the filter is sized for, >= 1.
+  uint64_t capacity = 0;
+  // The false-positive rate wanted with `capacity` keys inside, in (0, 1).
+  // Ignored when bits_per_key > 0.
+  double target_fpr = 0.01;
+  // If > 0, the size instead of target_fpr, as a FilterSpec would say it:
+  // counters per key of a counting Bloom filter (each counter is 4 bits, so
+  // 4x the memory), fingerprint bits of a cuckoo filter (rounded).
+  double bits_per_key = 0;
+  // Seed of Hash64 for every key; stored in the serialized filter.
+  uint64_t seed = 0;
+};
+
+// A cuckoo filter (4-slot buckets, partial-key cuckoo hashing) that accepts
+// inserts and erases after it is built. Sized for options.capacity keys at
+// 95% load; Insert fails, changing nothing, when it finds no room, which
+// happens rarely below 95% load and ever more often above it. It never drops
+// a key it accepted.
+//
+// Memory: capacity / 0.95 * f bits for f fingerprint bits; FPR at load a:
+// 1 - (1 - 1/(2^f - 1))^(8 a) (CuckooFpr in params.h).
+class DynamicCuckooFilter {
+ public:
+  // A filter with no room: Contains is false and Insert fails.
+  DynamicCuckooFilter();
+  ~DynamicCuckooFilter();
+  DynamicCuckooFilter(DynamicCuckooFilter&&) noexcept;
+  DynamicCuckooFilter& operator=(DynamicCuckooFilter&&) noexcept;
+  DynamicCuckooFilter(const DynamicCuckooFilter&) = delete;
+  DynamicCuckooFilter& operator=(const DynamicCuckooFilter&) = delete;
+
+  // Makes an empty filter for `options`. On error *out is unchanged and the
+  // Status names the bad option.
+  static Status Create(const MutableFilterOptions& options,
+                       DynamicCuckooFilter* out);
+
+  // Adds a key. Returns false, with the filter unchanged, if no slot could
+  // be freed for it: the filter is full.
+  bool Insert(std::string_view key) { return InsertHash(Hash64(key, seed_)); }
+  // Removes one copy of a key; false (nothing changed) if it is certainly
+  // absent. REQUIRES: the key is in the filter (see the file comment).
+  bool Erase(std::string_view key) { return EraseHash(Hash64(key, seed_)); }
+  // False only if the key is certainly absent.
+  bool Contains(std::string_view key) const {
+    return ContainsHash(Hash64(key, seed_));
+  }
+
+  // The same for hash = Hash64(key, seed()).
+  bool InsertHash(uint64_t hash);
+  bool EraseHash(uint64_t hash);
+  bool ContainsHash(uint64_t hash) const;
+
+  // Fingerprints stored: inserts that succeeded minus erases that did.
+  uint64_t size() const { return size_; }
+  // Slots: 4 per bucket. size() / num_slots() is the load factor.
+  uint64_t num_slots() const { return 4 * num_buckets_; }
+  int fingerprint_bits() const { return f_; }
+  uint64_t seed() const { return seed_; }
+
+  // Appends the filter as a kind-5 ("dynamic_cuckoo") sstfilter filter, or,
+  // for a default-constructed one, a kind-0 (empty) filter.
+  void Serialize(std::string* dst) const;
+  // Loads bytes that Serialize wrote. A filter that is not a well-formed
+  // kind-5 (or kind-0) filter is a Corruption error; *out is then unchanged.
+  static Status Deserialize(std::string_view bytes, DynamicCuckooFilter* out);
+
+ private:
+  std::vector<uint8_t> table_;  // payload, then kSlack zero bytes
+  uint64_t num_buckets_ = 0;
+  int f_ = 0;
+  uint64_t seed_ = 0;
+  uint64_t size_ = 0;
+  uint64_t rng_ = 0;  // state of the kick choices
+  std::vector<internal::CuckooMove> moves_;  // scratch of Insert
+};
+
+// A counting Bloom filter: a standard Bloom filter of 4-bit counters.
+// Counters saturate at 15 and then never change, so erases never cause a
+// false negative; a filter whose counters saturate only loses the ability
+// to forget. Insert always succeeds; the FPR grows past the target when
+// more than options.capacity keys are inside.
+//
+// Memory: 4 bits per counter, capacity * counters-per-key counters.
+class CountingBloomFilter {
+ public:
+  // A filter of no counters: Contains is false, Insert does nothing.
+  CountingBloomFilter();
+  ~CountingBloomFilter();
+  CountingBloomFilter(CountingBloomFilter&&) noexcept;
+  CountingBloomFilter& operator=(CountingBloomFilter&&) noexcept;
+  CountingBloomFilter(const CountingBloomFilter&) = delete;
+  CountingBloomFilter& operator=(const CountingBloomFilter&) = delete;
+
+  // Makes an empty filter for `options`. On error *out is unchanged and the
+  // Status names the bad option.
+  static Status Create(const MutableFilterOptions& options,
+                       CountingBloomFilter* out);
+
+  void Insert(std::string_view key) { InsertHash(Hash64(key, seed_)); }
+  // Removes one copy of a key; false (nothing changed) if it is certainly
+  // absent. REQUIRES: the key is in the filter (see the file comment).
+  bool Erase(std::string_view key) { return EraseHash(Hash64(key, seed_)); }
+  bool Contains(std::string_view key) const {
+    return ContainsHash(Hash64(key, seed_));
+  }
+
+  // The same for hash = Hash64(key, seed()).
+  void InsertHash(uint64_t hash);
+  bool EraseHash(uint64_t hash);
+  bool ContainsHash(uint64_t hash) const;
+
+  uint64_t num_counters() const { return 2 * counters_.size(); }
+  int num_probes() const { return k_; }
+  uint64_t seed() const { return seed_; }
+  // Counters stuck at 15 (never decremented again).
+  uint64_t CountSaturated() const;
+
+  // Appends the filter as a kind-4 ("counting_bloom") sstfilter filter, or,
+  // for a default-constructed one, a kind-0 (empty) filter.
+  void Serialize(std::string* dst) const;
+  // Loads bytes that Serialize wrote. A filter that is not a well-formed
+  // kind-4 (or kind-0) filter is a Corruption error; *out is then unchanged.
+  static Status Deserialize(std::string_view bytes, CountingBloomFilter* out);
+
+ private:
+  std::vector<uint8_t> counters_;  // two 4-bit counters per byte
+  int k_ = 0;
+  uint64_t seed_ = 0;
+};
+
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_MUTABLE_H_

@@ -1,0 +1,229 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The static cuckoo filter (kind 3): sizing, construction and its builder.
+// The hot code is in cuckoo_impl.h; the format in docs/FORMAT.md.
+//
+// Construction never fails and never loses a key. Hashes are inserted in
+// batches whose buckets are prefetched first; a tag already present in one
+// of its buckets is skipped (repeated keys are stored once). If a random
+// walk runs out of kicks, the table is rebuilt with the next salt (fresh
+// buckets and tags for every hash, which a builder fed only hashes can still
+// compute), then with ~3% more buckets, and as a last resort the hashes are
+// written as a blocked Bloom filter of the same payload size, which readers
+// recognise from its trailer.
+
+#include <algorithm>
+#include <cmath>
+
+#include "policy/bloom_impl.h"
+#include "policy/builders.h"
+#include "policy/cuckoo_impl.h"
+#include "policy/format.h"
+#include "sstfilter/params.h"
+
+namespace sstfilter {
+namespace internal {
+namespace {
+
+// Buckets for n keys at load kCuckooLoad = 0.95: ceil(n / 3.8) = ceil(5n/19),
+// in integers so that FilterSize is exact for every n.
+uint64_t CuckooBucketsFor(uint64_t n) {
+  return std::max<uint64_t>(1, n / 19 * 5 + ((n % 19) * 5 + 18) / 19);
+}
+
+size_t TotalSize(FilterKind kind, uint64_t payload, uint64_t seed,
+                 size_t params_size) {
+  Trailer t;
+  t.kind = kind;
+  t.payload_size = payload;
+  t.seed = seed;
+  t.params_size = params_size;
+  return payload + TrailerSize(t);
+}
+
+// The spec whose PlanBloomFamily writes a standard Bloom payload of exactly
+// `bytes` bytes for n keys: ceil(n b) = 8 bytes.
+FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
+                             uint64_t seed) {
+  FilterSpec s;
+  s.kind = kind;
+  s.bits_per_key = (8.0 * static_cast<double>(bytes) - 0.5) / n;
+  s.seed = seed;
+  return s;
+}
+
+}  // namespace
+
+KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
+  KindPlan plan;
+  FilterParams& p = plan.params;
+  p.num_keys = n;
+  p.bits_per_key = spec.bits_per_key;
+  if (n == 0) {
+    p.kind = FilterKind::kEmpty;
+    return plan;
+  }
+  const int f = CuckooFingerprintBits(spec.bits_per_key);
+  const uint64_t buckets = CuckooBucketsFor(n);
+  p.kind = FilterKind::kCuckoo;
+  p.fingerprint_bits = f;
+  p.expected_fpr = CuckooFpr(
+      f, static_cast<double>(n) / (kCuckooSlots * static_cast<double>(buckets)));
+  plan.payload_bytes = CuckooPayloadBytes(buckets, f);
+  plan.kind_params_size = 2;  // f, salt
+  if (plan.payload_bytes >= kMinBlockedPayload) return plan;
+
+  // Small filters: bucket rounding and the trailer weigh more, and a
+  // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
+  // Bloom sizes from just under the optimum (ln(1/p) / ln(2)^2 bits per key)
+  // up to the cuckoo's own size.
+  const size_t cuckoo_total = TotalSize(FilterKind::kCuckoo, plan.payload_bytes,
+                                        spec.seed, plan.kind_params_size);
+  const double ln2 = std::log(2.0);
+  const double optimum = n * -std::log(p.expected_fpr) / (ln2 * ln2) / 8;
+  uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
+  for (; bytes <= plan.payload_bytes + 1; bytes++) {
+    if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total) break;
+    KindPlan bloom = PlanBloomFamily(
+        BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec.seed), n);
+    if (bloom.payload_bytes == bytes &&
+        bloom.params.expected_fpr <= p.expected_fpr) {
+      bloom.params.bits_per_key = spec.bits_per_key;
+      return bloom;
+    }
+  }
+  return plan;
+}
+
+void AppendCuckooFilter(const FilterSpec& spec,
+                        const std::vector<uint64_t>& hashes, std::string* dst,
+                        const CuckooBuildOptions& options,
+                        CuckooBuildStats* stats) {
+  CuckooBuildStats local;
+  if (stats == nullptr) stats = &local;
+  *stats = CuckooBuildStats();
+  const uint64_t n = hashes.size();
+  const KindPlan plan = PlanCuckoo(spec, n);
+  if (plan.params.kind == FilterKind::kEmpty) {
+    stats->kind = FilterKind::kEmpty;
+    AppendEmptyFilter(spec.seed, dst);
+    return;
+  }
+  if (plan.params.kind == FilterKind::kBloom) {
+    stats->kind = FilterKind::kBloom;
+    AppendBloomFamilyFilter(
+        BloomSpecForBytes(FilterKind::kBloom, plan.payload_bytes, n, spec.seed),
+        hashes, dst);
+    return;
+  }
+
+  const int f = plan.params.fingerprint_bits;
+  const uint64_t base_buckets = CuckooBucketsFor(n);
+  const size_t start = dst->size();
+  const int salts = std::clamp(options.salts_per_size, 1, 64);
+  const int growths = std::clamp(options.growths, 0, 3);
+  std::vector<CuckooMove> moves;
+  for (int growth = 0; growth <= growths; growth++) {
+    const uint64_t buckets =
+        base_buckets + growth * std::max<uint64_t>(1, base_buckets / 32);
+    const uint64_t payload = CuckooPayloadBytes(buckets, f);
+    for (int s = 0; s < salts; s++) {
+      const uint32_t salt = static_cast<uint32_t>(growth * salts + s);
+      stats->attempts++;
+      dst->resize(start);
+      dst->resize(start + payload + kCuckooSlack);  // zero-filled
+      uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+      uint64_t rng = Mix64(n ^ (uint64_t{salt} << 56));
+      const bool ok = WithTagBits(f, [&](auto F) {
+        CuckooTable<F()> table(data, buckets, &moves);
+        // Batches: locate and prefetch both buckets of 16 hashes, then
+        // insert them, so the cache misses of a batch overlap.
+        constexpr size_t kBatch = 16;
+        CuckooLoc locs[kBatch];
+        for (uint64_t i = 0; i < n; i += kBatch) {
+          const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));
+          for (size_t j = 0; j < m; j++) {
+            locs[j] = table.Locate(hashes[i + j], salt);
+            table.Prefetch(locs[j]);
+          }
+          for (size_t j = 0; j < m; j++) {
+            if (!table.Insert(locs[j], /*skip_present=*/true, options.max_kicks,
+                              &rng)) {
+              return false;
+            }
+          }
+        }
+        return true;
+      });
+      if (!ok) continue;
+      dst->resize(start + payload);  // drop the slack (still zero)
+      Trailer t;
+      t.kind = FilterKind::kCuckoo;
+      t.payload_size = payload;
+      t.seed = spec.seed;
+      t.params[0] = static_cast<uint8_t>(f);
+      t.params[1] = static_cast<uint8_t>(salt);
+      t.params_size = 2;
+      AppendTrailer(t, dst);
+      stats->kind = FilterKind::kCuckoo;
+      stats->num_buckets = buckets;
+      return;
+    }
+  }
+  // Every table ran out of kicks: a blocked Bloom of the same budget.
+  dst->resize(start);
+  stats->kind = FilterKind::kBlockedBloom;
+  AppendBloomFamilyFilter(
+      BloomSpecForBytes(FilterKind::kBlockedBloom, plan.payload_bytes, n,
+                        spec.seed),
+      hashes, dst);
+}
+
+namespace {
+
+class CuckooBuilder final : public HashListBuilder {
+ public:
+  explicit CuckooBuilder(const FilterSpec& spec) : HashListBuilder(spec) {}
+
+  // Drops a hash equal to one of the two added just before it, or to the
+  // last kept hash that shares its top 6 bits (a direct-mapped cache of
+  // 64): engines repeat keys and prefixes close together (RocksDB: prefix,
+  // key, prefix, key...), and a cuckoo table must be sized for distinct
+  // keys. A repeat that gets through costs a little load, nothing else:
+  // the table stores it once.
+  void AddHash(uint64_t hash) override {
+    const bool repeat = (num_added_ >= 1 && prev1_ == hash) ||
+                        (num_added_ >= 2 && prev2_ == hash);
+    prev2_ = prev1_;
+    prev1_ = hash;
+    num_added_++;
+    if (repeat) return;
+    const unsigned i = static_cast<unsigned>(hash >> 58);
+    if (((recent_valid_ >> i) & 1) != 0 && recent_[i] == hash) return;
+    recent_[i] = hash;
+    recent_valid_ |= uint64_t{1} << i;
+    hashes_.push_back(hash);
+  }
+
+  void Finish(std::string* dst) override {
+    AppendCuckooFilter(spec(), hashes_, dst);
+    hashes_.clear();
+    recent_valid_ = 0;
+    num_added_ = 0;
+  }
+
+ private:
+  uint64_t prev1_ = 0, prev2_ = 0;  // the last two hashes added
+  uint64_t num_added_ = 0;
+  uint64_t recent_[64];
+  uint64_t recent_valid_ = 0;  // bit i: recent_[i] holds a hash
+};
+
+}  // namespace
+
+std::unique_ptr<FilterBuilder> NewCuckooBuilder(const FilterSpec& spec) {
+  return std::make_unique<CuckooBuilder>(spec);
+}
+
+}  // namespace internal
+}  // namespace sstfilter

@@ -1,0 +1,322 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// DynamicCuckooFilter and CountingBloomFilter (include/sstfilter/mutable.h).
+// Their in-memory tables are their serialized payloads, so Serialize is a
+// copy and FilterReader reads the bytes with the same code as here.
+
+#include "sstfilter/mutable.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "policy/counting_bloom_impl.h"
+#include "policy/cuckoo_impl.h"
+#include "policy/format.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/params.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+
+using internal::CountingBloomImpl;
+using internal::CuckooTable;
+using internal::kCuckooSlack;
+using internal::WithTagBits;
+
+namespace {
+
+// Largest table either filter allocates: 64 GiB.
+constexpr uint64_t kMaxTableBytes = uint64_t{1} << 36;
+// Kicks an insert may make before the dynamic cuckoo filter reports full.
+constexpr int kMaxKicks = 500;
+// Load the dynamic cuckoo filter is sized for.
+constexpr double kSizingLoad = 0.95;
+
+Status CheckCommon(const MutableFilterOptions& o, const char* what) {
+  if (o.capacity == 0) {
+    return Status::InvalidArgument(std::string(what) +
+                                   ": capacity must be at least 1");
+  }
+  if (!(o.bits_per_key >= 0) || !std::isfinite(o.bits_per_key)) {
+    return Status::InvalidArgument(std::string(what) +
+                                   ": bits_per_key must be >= 0, got " +
+                                   std::to_string(o.bits_per_key));
+  }
+  if (o.bits_per_key == 0 && !(o.target_fpr > 0 && o.target_fpr < 1)) {
+    return Status::InvalidArgument(std::string(what) +
+                                   ": target_fpr must be within (0, 1), got " +
+                                   std::to_string(o.target_fpr));
+  }
+  return Status::OK();
+}
+
+Status TooLarge(const char* what, uint64_t capacity, double bytes) {
+  return Status::InvalidArgument(
+      std::string(what) + ": capacity " + std::to_string(capacity) + " needs " +
+      std::to_string(bytes) + " bytes, more than the limit of " +
+      std::to_string(kMaxTableBytes));
+}
+
+// Parses bytes that FilterReader accepts as `kind` (or as an empty filter).
+Status ParseMutable(std::string_view bytes, FilterKind kind, const char* what,
+                    internal::Trailer* t) {
+  const FilterReader r = FilterReader::Open(bytes);
+  if (!r.valid()) {
+    return Status::Corruption(std::string(what) +
+                              ": not a well-formed sstfilter filter (" +
+                              std::to_string(bytes.size()) + " bytes)");
+  }
+  if (r.kind() != kind && r.kind() != FilterKind::kEmpty) {
+    return Status::Corruption(std::string(what) + ": the bytes hold a " +
+                              FilterKindName(r.kind()) + " filter, not " +
+                              FilterKindName(kind));
+  }
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  if (!internal::ParseTrailer(data, bytes.size(), t)) {
+    return Status::Corruption(std::string(what) + ": bad trailer");
+  }
+  return Status::OK();
+}
+
+void AppendMutable(FilterKind kind, const uint8_t* payload, uint64_t size,
+                   uint64_t seed, const uint8_t* params, size_t params_size,
+                   std::string* dst) {
+  internal::Trailer t;
+  if (size == 0) {
+    t.kind = FilterKind::kEmpty;
+  } else {
+    dst->append(reinterpret_cast<const char*>(payload), size);
+    t.kind = kind;
+    t.payload_size = size;
+    std::copy(params, params + params_size, t.params);
+    t.params_size = params_size;
+  }
+  t.seed = seed;
+  internal::AppendTrailer(t, dst);
+}
+
+}  // namespace
+
+// --- DynamicCuckooFilter -----------------------------------------------------
+
+DynamicCuckooFilter::DynamicCuckooFilter() = default;
+DynamicCuckooFilter::~DynamicCuckooFilter() = default;
+DynamicCuckooFilter::DynamicCuckooFilter(DynamicCuckooFilter&&) noexcept =
+    default;
+DynamicCuckooFilter& DynamicCuckooFilter::operator=(
+    DynamicCuckooFilter&&) noexcept = default;
+
+Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
+                                   DynamicCuckooFilter* out) {
+  const char* what = "dynamic cuckoo filter";
+  Status s = CheckCommon(options, what);
+  if (!s.ok()) return s;
+  int f;
+  if (options.bits_per_key > 0) {
+    if (options.bits_per_key < internal::kCuckooMinTagBits ||
+        options.bits_per_key > internal::kCuckooMaxTagBits) {
+      return Status::InvalidArgument(
+          std::string(what) + ": bits_per_key (fingerprint bits) must be "
+          "within [4, 32], got " + std::to_string(options.bits_per_key));
+    }
+    f = CuckooFingerprintBits(options.bits_per_key);
+  } else {
+    f = internal::kCuckooMinTagBits;
+    while (f < internal::kCuckooMaxTagBits &&
+           CuckooFpr(f, kSizingLoad) > options.target_fpr) {
+      f++;
+    }
+    if (CuckooFpr(f, kSizingLoad) > options.target_fpr) {
+      return Status::InvalidArgument(
+          std::string(what) + ": target_fpr " +
+          std::to_string(options.target_fpr) +
+          " needs more than 32 fingerprint bits");
+    }
+  }
+  const double buckets = std::ceil(static_cast<double>(options.capacity) /
+                                   (internal::kCuckooSlots * kSizingLoad));
+  const double bytes = buckets * f / 2;
+  if (bytes > static_cast<double>(kMaxTableBytes)) {
+    return TooLarge(what, options.capacity, bytes);
+  }
+  DynamicCuckooFilter filter;
+  filter.num_buckets_ = static_cast<uint64_t>(buckets);
+  filter.f_ = f;
+  filter.seed_ = options.seed;
+  filter.rng_ = internal::Mix64(options.seed ^ options.capacity);
+  filter.table_.assign(
+      internal::CuckooPayloadBytes(filter.num_buckets_, f) + kCuckooSlack,
+      0);
+  *out = std::move(filter);
+  return Status::OK();
+}
+
+bool DynamicCuckooFilter::InsertHash(uint64_t hash) {
+  if (num_buckets_ == 0) return false;
+  const bool ok = WithTagBits(f_, [&](auto F) {
+    CuckooTable<F()> table(table_.data(), num_buckets_, &moves_);
+    return table.Insert(table.Locate(hash, 0), /*skip_present=*/false,
+                        kMaxKicks, &rng_);
+  });
+  if (!ok) return false;
+  size_++;
+  return true;
+}
+
+bool DynamicCuckooFilter::EraseHash(uint64_t hash) {
+  if (num_buckets_ == 0) return false;
+  const bool ok = WithTagBits(f_, [&](auto F) {
+    CuckooTable<F()> table(table_.data(), num_buckets_, &moves_);
+    return table.Erase(table.Locate(hash, 0));
+  });
+  if (!ok) return false;
+  size_--;
+  return true;
+}
+
+bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
+  if (num_buckets_ == 0) return false;
+  // table_.size() includes the slack: every bucket is one word load.
+  return internal::CuckooMayMatch(hash, table_.data(), table_.size(),
+                                  num_buckets_, f_, 0);
+}
+
+void DynamicCuckooFilter::Serialize(std::string* dst) const {
+  const uint8_t params[2] = {static_cast<uint8_t>(f_), 0};  // f, salt
+  const uint64_t payload =
+      num_buckets_ == 0 ? 0 : internal::CuckooPayloadBytes(num_buckets_, f_);
+  AppendMutable(FilterKind::kDynamicCuckoo, table_.data(), payload, seed_,
+                params, 2, dst);
+}
+
+Status DynamicCuckooFilter::Deserialize(std::string_view bytes,
+                                        DynamicCuckooFilter* out) {
+  internal::Trailer t;
+  Status s = ParseMutable(bytes, FilterKind::kDynamicCuckoo,
+                          "dynamic cuckoo filter", &t);
+  if (!s.ok()) return s;
+  DynamicCuckooFilter filter;
+  filter.seed_ = t.seed;
+  if (t.kind == FilterKind::kDynamicCuckoo) {
+    if (t.params[1] != 0) {
+      return Status::Corruption("dynamic cuckoo filter: salt " +
+                                std::to_string(t.params[1]) + " is not 0");
+    }
+    filter.f_ = t.params[0];
+    filter.num_buckets_ =
+        internal::CuckooBucketsForPayload(t.payload_size, filter.f_);
+    filter.table_.assign(bytes.begin(), bytes.begin() + t.payload_size);
+    filter.table_.resize(t.payload_size + kCuckooSlack, 0);
+    filter.size_ = WithTagBits(filter.f_, [&](auto F) {
+      return CuckooTable<F()>(filter.table_.data(), filter.num_buckets_,
+                              &filter.moves_)
+          .CountTags();
+    });
+    filter.rng_ = internal::Mix64(t.seed ^ filter.size_);
+  }
+  *out = std::move(filter);
+  return Status::OK();
+}
+
+// --- CountingBloomFilter -----------------------------------------------------
+
+CountingBloomFilter::CountingBloomFilter() = default;
+CountingBloomFilter::~CountingBloomFilter() = default;
+CountingBloomFilter::CountingBloomFilter(CountingBloomFilter&&) noexcept =
+    default;
+CountingBloomFilter& CountingBloomFilter::operator=(
+    CountingBloomFilter&&) noexcept = default;
+
+Status CountingBloomFilter::Create(const MutableFilterOptions& options,
+                                   CountingBloomFilter* out) {
+  const char* what = "counting Bloom filter";
+  Status s = CheckCommon(options, what);
+  if (!s.ok()) return s;
+  double per_key = options.bits_per_key;
+  if (per_key > 0) {
+    if (per_key < 1 || per_key > 64) {
+      return Status::InvalidArgument(
+          std::string(what) + ": bits_per_key (counters per key) must be "
+          "within [1, 64], got " + std::to_string(per_key));
+    }
+  } else {
+    // The smallest counters-per-key, in steps of 1/64, whose standard Bloom
+    // FPR reaches the target; start just below the optimum ln(1/p)/ln(2)^2.
+    const double ln2 = std::log(2.0);
+    per_key = std::max(1.0, std::floor(-std::log(options.target_fpr) /
+                                       (ln2 * ln2) * 64 - 64) / 64);
+    while (per_key <= 64 &&
+           StandardBloomFpr(per_key, StandardBloomProbes(per_key)) >
+               options.target_fpr) {
+      per_key += 1.0 / 64;
+    }
+    if (per_key > 64) {
+      return Status::InvalidArgument(
+          std::string(what) + ": target_fpr " +
+          std::to_string(options.target_fpr) +
+          " needs more than 64 counters per key");
+    }
+  }
+  const double counters =
+      std::ceil(static_cast<double>(options.capacity) * per_key);
+  const double bytes = std::ceil(counters / 2);
+  if (bytes > static_cast<double>(kMaxTableBytes)) {
+    return TooLarge(what, options.capacity, bytes);
+  }
+  CountingBloomFilter filter;
+  filter.k_ = StandardBloomProbes(per_key);
+  filter.seed_ = options.seed;
+  filter.counters_.assign(static_cast<size_t>(bytes), 0);
+  *out = std::move(filter);
+  return Status::OK();
+}
+
+void CountingBloomFilter::InsertHash(uint64_t hash) {
+  if (counters_.empty()) return;
+  CountingBloomImpl::Insert(hash, counters_.data(), num_counters(), k_);
+}
+
+bool CountingBloomFilter::EraseHash(uint64_t hash) {
+  if (counters_.empty()) return false;
+  return CountingBloomImpl::Erase(hash, counters_.data(), num_counters(), k_);
+}
+
+bool CountingBloomFilter::ContainsHash(uint64_t hash) const {
+  if (counters_.empty()) return false;
+  return CountingBloomImpl::MayMatch(hash, counters_.data(), num_counters(),
+                                     k_);
+}
+
+uint64_t CountingBloomFilter::CountSaturated() const {
+  uint64_t n = 0;
+  for (uint8_t b : counters_) {
+    n += (b & 15) == CountingBloomImpl::kSaturated;
+    n += (b >> 4) == CountingBloomImpl::kSaturated;
+  }
+  return n;
+}
+
+void CountingBloomFilter::Serialize(std::string* dst) const {
+  const uint8_t params[1] = {static_cast<uint8_t>(k_)};
+  AppendMutable(FilterKind::kCountingBloom, counters_.data(), counters_.size(),
+                seed_, params, 1, dst);
+}
+
+Status CountingBloomFilter::Deserialize(std::string_view bytes,
+                                        CountingBloomFilter* out) {
+  internal::Trailer t;
+  Status s = ParseMutable(bytes, FilterKind::kCountingBloom,
+                          "counting Bloom filter", &t);
+  if (!s.ok()) return s;
+  CountingBloomFilter filter;
+  filter.seed_ = t.seed;
+  if (t.kind == FilterKind::kCountingBloom) {
+    filter.k_ = t.params[0];
+    filter.counters_.assign(bytes.begin(), bytes.begin() + t.payload_size);
+  }
+  *out = std::move(filter);
+  return Status::OK();
+}
+
+}  // namespace sstfilter
