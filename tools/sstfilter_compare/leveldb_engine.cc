@@ -18,10 +18,11 @@
 // (the table layout of LevelDB's doc/table_format.md).
 //
 // Tree shape. LevelDB decides it (its level sizes are fixed: 10 MB for L1,
-// 10x more per level); the load waits until no compaction is scheduled.
-// During lookups LevelDB schedules "seek" compactions of tables that Gets
-// probe in vain. The Env holds such work back until the lookups are over,
-// so every phase of every policy sees the tree the load left.
+// 10x more per level), from a load made deterministic: keys arrive in
+// chunks of 3/4 of a memtable, each flushed and its compactions finished
+// before the next. During lookups LevelDB schedules "seek" compactions of
+// tables that Gets probe in vain. The Env holds such work back until the
+// lookups are over, so every phase of every policy sees the tree the load left.
 
 #include <leveldb/cache.h>
 #include <leveldb/db.h>
@@ -31,6 +32,7 @@
 #include <leveldb/options.h>
 #include <leveldb/write_batch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -469,27 +471,38 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   const Clock::time_point start = Clock::now();
   err = Open(options, dir);
   if (!err.empty()) return err;
+  // The same tree for every policy: LevelDB switches memtables only where
+  // we say, and every compaction that a switch triggers runs to its end
+  // before more keys arrive, so the sequence of flushes and compactions
+  // does not depend on timing. A chunk fills at most 3/4 of a memtable
+  // (an entry costs its bytes plus under 48 of sequence number, lengths
+  // and skiplist node).
+  const uint64_t entry_bytes =
+      static_cast<uint64_t>(keys.key_size() + keys.value_size() + 48);
+  const uint64_t chunk =
+      std::max<uint64_t>(1, options.write_buffer_size * 3 / 4 / entry_bytes);
   const uint64_t n = keys.num_keys();
   std::string key, value;
   leveldb::WriteBatch batch;
-  int in_batch = 0;
-  for (uint64_t i = 0; i < n; i++) {
-    keys.Key(i, &key);
-    keys.Value(i, &value);
-    batch.Put(key, value);
-    if (++in_batch == 1000 || i + 1 == n) {
-      leveldb::Status s = db_->Write(leveldb::WriteOptions(), &batch);
-      if (!s.ok()) return Err("Write", s);
-      batch.Clear();
-      in_batch = 0;
-      progress(i + 1, n);
-    }
-  }
-  // Flush the memtable: CompactRange over an empty range below every key
-  // compacts the memtable and nothing else. Then let compactions finish.
+  // CompactRange over an empty range below every key compacts the
+  // memtable and nothing else.
   const leveldb::Slice below("");
-  db_->CompactRange(&below, &below);
-  env_.WaitIdle();
+  for (uint64_t i = 0; i < n;) {
+    const uint64_t end = std::min(n, i + chunk);
+    for (; i < end; i++) {
+      keys.Key(i, &key);
+      keys.Value(i, &value);
+      batch.Put(key, value);
+      if (batch.ApproximateSize() >= 64 * 1024 || i + 1 == end) {
+        leveldb::Status s = db_->Write(leveldb::WriteOptions(), &batch);
+        if (!s.ok()) return Err("Write", s);
+        batch.Clear();
+      }
+    }
+    db_->CompactRange(&below, &below);
+    env_.WaitIdle();
+    progress(i, n);
+  }
   out->load_seconds = SecondsSince(start);
   if (policy_) {
     out->filter_build_seconds = policy_->build_seconds();
