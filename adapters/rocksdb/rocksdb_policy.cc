@@ -97,26 +97,32 @@ class Builder final : public rocksdb::FilterBitsBuilder {
 // an immutable view, so every call is thread-safe.
 class Reader final : public rocksdb::FilterBitsReader {
  public:
-  explicit Reader(const FilterReader& r) : r_(r) {}
+  explicit Reader(const FilterReader& r) : r_(r), seed_(r.seed()) {}
 
   bool MayMatch(const rocksdb::Slice& entry) override {
     return r_.MayMatch(View(entry));
   }
 
-  // MultiGet's path: hash and prefetch a whole batch before testing any key.
+  // MultiGet's path: hash the whole batch straight from RocksDB's slices,
+  // then let the core prefetch every probe before testing any key.
   void MayMatch(int num_keys, rocksdb::Slice** keys,
                 bool* may_match) override {
+    if (!r_.valid() || r_.kind() == FilterKind::kEmpty) {
+      std::fill(may_match, may_match + num_keys, !r_.valid());
+      return;
+    }
     constexpr int kChunk = 32;  // RocksDB's MultiGet batch size
-    std::string_view views[kChunk];
+    uint64_t hashes[kChunk];
     for (int i = 0; i < num_keys; i += kChunk) {
       const int m = std::min(kChunk, num_keys - i);
-      for (int j = 0; j < m; j++) views[j] = View(*keys[i + j]);
-      r_.MayMatch(static_cast<size_t>(m), views, may_match + i);
+      for (int j = 0; j < m; j++) hashes[j] = Hash64(View(*keys[i + j]), seed_);
+      r_.MayMatchHashes(static_cast<size_t>(m), hashes, may_match + i);
     }
   }
 
  private:
   const FilterReader r_;
+  const uint64_t seed_;
 };
 
 class Policy final : public rocksdb::FilterPolicy {

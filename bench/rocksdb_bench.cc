@@ -1,0 +1,184 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// sstfilter kinds beside RocksDB's own filters, side by side in one process
+// on the same keys, every one driven through the same interface RocksDB
+// drives: FilterPolicy::GetBuilderWithContext -> FilterBitsBuilder (AddKey*,
+// Finish) and FilterPolicy::GetFilterBitsReader -> FilterBitsReader
+// (MayMatch single, and batched by 32 as MultiGet does). RocksDB's builders
+// and readers are reached through the same declarations of its internal
+// classes as our adapter's (adapters/rocksdb/rocksdb_abi.h).
+//
+// Filters: sstfilter.{bloom:10, blocked_bloom:10, cuckoo:12 (once built)},
+// rocksdb.bloom:10 (NewBloomFilterPolicy(10): FastLocalBloom, format 5) and
+// rocksdb.ribbon:10 (NewRibbonFilterPolicy(10): Standard128Ribbon).
+// Counters, as in filter_bench:
+//   t_per_key     time per key added or queried ("12.3n" is 12.3 ns)
+//   bits_per_key  bytes Finish returned * 8 / n (metadata included)
+//   fp_pct        measured false-positive rate of the negative queries
+//
+//   build/bench/rocksdb_bench --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true      (one command line)
+
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/table.h>
+
+#include "adapters/rocksdb/rocksdb_abi.h"
+#include "bench/bench_util.h"
+#include "sstfilter/rocksdb.h"
+
+namespace sstfilter {
+namespace {
+
+const uint64_t kSizes[] = {10000, 1000000, 10000000};
+// Queries per iteration, and the batch MultiGet hands a filter.
+constexpr size_t kMaxQueries = 1000000;
+constexpr int kBatch = 32;
+
+struct Candidate {
+  std::string name;
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+};
+
+const std::vector<Candidate>& Candidates() {
+  static const std::vector<Candidate>* all = [] {
+    auto* v = new std::vector<Candidate>;
+    for (const char* spec : {"bloom:10", "blocked_bloom:10", "cuckoo:12"}) {
+      std::shared_ptr<const rocksdb::FilterPolicy> p;
+      // A kind the core does not build yet is left out, not faked.
+      if (NewRocksDBFilterPolicy(spec, &p).ok()) {
+        v->push_back({kRocksDBIdPrefix + std::string(spec), p});
+      }
+    }
+    v->push_back({"rocksdb.bloom:10", std::shared_ptr<const rocksdb::FilterPolicy>(
+                                          rocksdb::NewBloomFilterPolicy(10))});
+    v->push_back({"rocksdb.ribbon:10", std::shared_ptr<const rocksdb::FilterPolicy>(
+                                           rocksdb::NewRibbonFilterPolicy(10))});
+    return v;
+  }();
+  return *all;
+}
+
+// The defaults of a table outside any DB (level -1, reason kMisc): the
+// Ribbon policy builds Ribbon there, the Bloom policy FastLocalBloom.
+std::unique_ptr<rocksdb::FilterBitsBuilder> NewBuilder(const Candidate& c) {
+  static const rocksdb::BlockBasedTableOptions table_options;
+  rocksdb::FilterBuildingContext ctx(table_options);
+  return std::unique_ptr<rocksdb::FilterBitsBuilder>(c.policy->GetBuilderWithContext(ctx));
+}
+
+struct Built {
+  std::unique_ptr<const char[]> buf;
+  rocksdb::Slice filter;
+};
+
+Built Build(const Candidate& c, uint64_t n) {
+  auto b = NewBuilder(c);
+  const bench::KeySet& keys = bench::PresentKeys(n);
+  for (uint64_t i = 0; i < n; i++) b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
+  Built out;
+  out.filter = b->Finish(&out.buf);
+  return out;
+}
+
+// Built once per (candidate, n) and shared by the query benchmarks.
+const Built& Filter(const Candidate& c, uint64_t n) {
+  static std::map<std::pair<std::string, uint64_t>, Built> cache;
+  auto it = cache.find({c.name, n});
+  if (it != cache.end()) return it->second;
+  return cache[{c.name, n}] = Build(c, n);
+}
+
+void PerKey(benchmark::State& state, uint64_t keys_per_iteration) {
+  state.counters["t_per_key"] = benchmark::Counter(
+      static_cast<double>(keys_per_iteration) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_Build(benchmark::State& state, const Candidate* c, uint64_t n) {
+  const bench::KeySet& keys = bench::PresentKeys(n);
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto b = NewBuilder(*c);
+    for (uint64_t i = 0; i < n; i++) b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
+    std::unique_ptr<const char[]> buf;
+    const rocksdb::Slice f = b->Finish(&buf);
+    bytes = f.size();
+    benchmark::DoNotOptimize(buf.get());
+  }
+  PerKey(state, n);
+  state.counters["bits_per_key"] = 8.0 * bytes / n;
+}
+
+void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
+              bool present, bool batched) {
+  const Built& built = Filter(*c, n);
+  std::unique_ptr<rocksdb::FilterBitsReader> reader(
+      c->policy->GetFilterBitsReader(built.filter));
+  const bench::KeySet& keys = present ? bench::PresentKeys(n) : bench::AbsentKeys();
+  const size_t q = std::min<size_t>(keys.size(), kMaxQueries);
+  std::vector<rocksdb::Slice> slices;
+  slices.reserve(q);
+  for (size_t i = 0; i < q; i++) slices.emplace_back(keys[i].data(), keys[i].size());
+  std::vector<rocksdb::Slice*> ptrs;
+  for (auto& s : slices) ptrs.push_back(&s);
+  std::unique_ptr<bool[]> results(new bool[q]);
+  uint64_t matches = 0;
+  for (auto _ : state) {
+    if (batched) {
+      for (size_t i = 0; i < q; i += kBatch) {
+        const int m = static_cast<int>(std::min<size_t>(kBatch, q - i));
+        reader->MayMatch(m, ptrs.data() + i, results.get() + i);
+      }
+      for (size_t i = 0; i < q; i++) matches += results[i];
+    } else {
+      for (size_t i = 0; i < q; i++) matches += reader->MayMatch(slices[i]);
+    }
+  }
+  PerKey(state, q);
+  state.counters["bits_per_key"] = 8.0 * built.filter.size() / n;
+  const double rate = static_cast<double>(matches) / (q * state.iterations());
+  if (present) {
+    if (rate != 1.0) state.SkipWithError("false negative");
+  } else {
+    state.counters["fp_pct"] = 100 * rate;
+  }
+}
+
+void RegisterAll() {
+  for (const Candidate& c : Candidates()) {
+    for (uint64_t n : kSizes) {
+      const std::string suffix = "/" + c.name + "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(("Build" + suffix).c_str(), BM_Build, &c, n)
+          ->Unit(benchmark::kMillisecond);
+      for (bool present : {true, false}) {
+        for (bool batched : {false, true}) {
+          const std::string name =
+              std::string(present ? "QueryPositive" : "QueryNegative") +
+              (batched ? "Batched" : "") + suffix;
+          benchmark::RegisterBenchmark(name.c_str(), BM_Query, &c, n, present, batched)
+              ->Unit(benchmark::kMillisecond);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter
+
+int main(int argc, char** argv) {
+  sstfilter::RegisterAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
