@@ -45,7 +45,9 @@ struct CountingBloomImpl {
     }
     return true;
   }
-  static void Prefetch(uint64_t h, const uint8_t* data, uint64_t num_counters) {
+  // Always inlined, or GCC may delete the call (cuckoo_impl.h says why).
+  __attribute__((always_inline)) static void Prefetch(uint64_t h, const uint8_t* data,
+                                                      uint64_t num_counters) {
     PrefetchRead(data + (FastRange64(h, num_counters) >> 1));
     PrefetchRead(data + (FastRange64(h + h * kGolden64, num_counters) >> 1));
   }

@@ -136,9 +136,9 @@ void AppendCuckooFilter(const FilterSpec& spec,
       uint64_t rng = Mix64(n ^ (uint64_t{salt} << 56));
       const bool ok = WithTagBits(f, [&](auto F) {
         CuckooTable<F()> table(data, buckets, &moves);
-        // Batches: locate and prefetch both buckets of 16 hashes, then
+        // Batches: locate and prefetch both buckets of 32 hashes, then
         // insert them, so the cache misses of a batch overlap.
-        constexpr size_t kBatch = 16;
+        constexpr size_t kBatch = 32;
         CuckooLoc locs[kBatch];
         for (uint64_t i = 0; i < n; i += kBatch) {
           const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));

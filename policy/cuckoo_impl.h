@@ -52,6 +52,9 @@ inline constexpr int kCuckooMaxTagBits = 32;
 
 using Uint128 = unsigned __int128;
 
+// For functions that only prefetch (see PrefetchRead in bloom_impl.h).
+#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
+
 // The MurmurHash3 64-bit finalizer: a bijection of 64-bit words with full
 // avalanche. Used only to re-salt a hash.
 inline uint64_t Mix64(uint64_t x) {
@@ -232,14 +235,21 @@ struct CuckooBucket {
     const Word w2 = Load(data, size, loc.b2);
     return Contains(w1, loc.tag) | Contains(w2, loc.tag);
   }
-  // Prefetches both buckets (each may straddle two cache lines).
-  static void Prefetch(const CuckooLoc& loc, const uint8_t* data) {
-    const uint8_t* p1 = Address(data, loc.b1);
-    const uint8_t* p2 = Address(data, loc.b2);
-    PrefetchRead(p1);
-    PrefetchRead(p1 + kSpanBytes - 1);
-    PrefetchRead(p2);
-    PrefetchRead(p2 + kSpanBytes - 1);
+  // Prefetches both buckets: the line of each bucket's first byte, and the
+  // next line only for a bucket that straddles two (~8% of them for f =
+  // 12). Measured at 10^7 keys: an unconditional second prefetch per bucket
+  // doubles the batched query's time.
+  // Always inlined, like PrefetchRead (bloom_impl.h says why).
+  SSTFILTER_ALWAYS_INLINE static void PrefetchBucket(const uint8_t* p) {
+    PrefetchRead(p);
+    if ((reinterpret_cast<uintptr_t>(p) & 63) + kSpanBytes > 64) {
+      PrefetchRead(p + kSpanBytes - 1);
+    }
+  }
+  SSTFILTER_ALWAYS_INLINE static void Prefetch(const CuckooLoc& loc,
+                                               const uint8_t* data) {
+    PrefetchBucket(Address(data, loc.b1));
+    PrefetchBucket(Address(data, loc.b2));
   }
 };
 
@@ -296,7 +306,7 @@ inline void CuckooMayMatchBatch(size_t n, const uint64_t* hashes,
                                 bool* results) {
   WithTagBits(f, [&](auto F) {
     using B = CuckooBucket<F()>;
-    constexpr size_t kBatch = 16;
+    constexpr size_t kBatch = 32;
     CuckooLoc locs[kBatch];
     for (size_t i = 0; i < n; i += kBatch) {
       const size_t m = n - i < kBatch ? n - i : kBatch;
@@ -345,7 +355,9 @@ class CuckooTable {
   CuckooLoc Locate(uint64_t h, uint32_t salt) const {
     return B::Locate(h, num_buckets_, salt);
   }
-  void Prefetch(const CuckooLoc& loc) const { B::Prefetch(loc, data_); }
+  SSTFILTER_ALWAYS_INLINE void Prefetch(const CuckooLoc& loc) const {
+    B::Prefetch(loc, data_);
+  }
   bool Contains(const CuckooLoc& loc) const {
     return B::Contains(B::LoadSlack(data_, loc.b1), loc.tag) ||
            B::Contains(B::LoadSlack(data_, loc.b2), loc.tag);

@@ -62,7 +62,8 @@ class FilterBuilder {
   virtual void AddHash(uint64_t hash) = 0;
 
   // Number of hashes added since the last Finish, not counting a hash that
-  // repeats the one added just before it. An upper bound on distinct keys.
+  // repeats the one added just before it (a builder may drop other recent
+  // repeats too: cuckoo). An upper bound on distinct keys.
   virtual size_t NumEntries() const = 0;
 
   // Appends the filter for every hash added since the last Finish to *dst,
