@@ -537,8 +537,14 @@ std::string FormatPlotScript(const Report& report,
   out += Printf("set terminal %s size %d,520 font \"sans,10\"\n",
                 terminal.c_str(), 80 + 640 * std::max(1, panels));
   out += "set termoption noenhanced\n";
+  // Colours that stay readable on white, one per family.
+  const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  for (int i = 0; i < 8; i++) {
+    out += Printf("set linetype %d lc rgb \"%s\" lw 1.5\n", i + 1, kColours[i]);
+  }
   out +=
-      "set grid\nset logscale y\nset key top right font \",9\"\n"
+      "set grid\nset logscale y\nset key bottom left font \",9\"\n"
       "set xlabel \"filter bits per key (on disk)\"\n";
   for (int chart = 0; chart < 2; chart++) {
     const bool reads = chart == 0;
@@ -558,6 +564,15 @@ std::string FormatPlotScript(const Report& report,
              (reads ? "reads per Get, " : "FPR, ") +
              "absent keys (solid), neighbour keys (dashed)\"\n";
       std::vector<std::string> plots;
+      // Points are labelled with their policy unless there are many (a
+      // sweep draws curves); labels need room on the right.
+      size_t points = 0;
+      for (const Series& s : series) {
+        if (s.engine == engine) points += s.runs.size();
+      }
+      const bool labels = points <= 10;
+      out += labels ? "set offsets graph 0.05, graph 0.35, 0, 0\n"
+                    : "set offsets graph 0.02, graph 0.02, 0, 0\n";
       int index = 0;
       for (const Series& s : series) {
         const int i = index++;
@@ -572,10 +587,12 @@ std::string FormatPlotScript(const Report& report,
             "'plot.dat' index %d using 1:%d with linespoints lc %d pt 6 dt 2 "
             "notitle",
             i, absent_col + 1, c));
-        plots.push_back(Printf(
-            "'plot.dat' index %d using 1:%d:6 with labels left offset 1,0 "
-            "font \",8\" tc lt %d notitle",
-            i, absent_col, c));
+        if (labels) {
+          plots.push_back(Printf(
+              "'plot.dat' index %d using 1:%d:6 with labels left offset 1,0 "
+              "font \",8\" tc lt %d notitle",
+              i, absent_col, c));
+        }
       }
       if (reads) {
         const PolicyRun* none = report.FindRun(engine, "none");
