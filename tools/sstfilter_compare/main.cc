@@ -76,7 +76,7 @@ DEFINE_int32(key_size, 16, "Key size in bytes (at least 9).");
 DEFINE_int32(value_size, 100, "Value size in bytes.");
 DEFINE_uint64(seed, 301, "Seed of keys, values and lookups.");
 DEFINE_uint64(reads, 50000, "Keys looked up in each phase.");
-DEFINE_double(phase_seconds, 3,
+DEFINE_double(phase_seconds, 2,
               "Time limit of each lookup phase (0: none); a phase that hits "
               "it reports what it did so far ('+' after its ops).");
 DEFINE_int32(threads, 2, "Lookup threads.");
