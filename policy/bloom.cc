@@ -13,7 +13,24 @@
 namespace sstfilter {
 namespace internal {
 
-KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n) {
+namespace {
+
+// BlockedBloomProbes minimises a sum of ~100 Poisson terms for each of 16
+// probe counts: far too slow for every Finish of a small filter. A builder
+// asks for the same bits per key again and again; remember the last answer.
+int CachedBlockedBloomProbes(double bits_per_key) {
+  thread_local double last_bits = -1;
+  thread_local int last_probes = 0;
+  if (bits_per_key != last_bits) {
+    last_probes = BlockedBloomProbes(bits_per_key);
+    last_bits = bits_per_key;
+  }
+  return last_probes;
+}
+
+}  // namespace
+
+KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   KindPlan plan;
   FilterParams& p = plan.params;
   p.num_keys = n;
@@ -31,16 +48,20 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n) {
     const uint64_t blocks = static_cast<uint64_t>(
         std::ceil(bits / (8.0 * BlockedBloomImpl::kBlockBytes)));
     p.kind = FilterKind::kBlockedBloom;
-    p.num_probes = BlockedBloomProbes(spec.bits_per_key);
+    p.num_probes = CachedBlockedBloomProbes(spec.bits_per_key);
     plan.payload_bytes = blocks * BlockedBloomImpl::kBlockBytes;
-    p.expected_fpr = BlockedBloomFpr(
-        8.0 * static_cast<double>(plan.payload_bytes) / n, p.num_probes);
+    if (with_fpr) {
+      p.expected_fpr = BlockedBloomFpr(
+          8.0 * static_cast<double>(plan.payload_bytes) / n, p.num_probes);
+    }
   } else {
     p.kind = FilterKind::kBloom;
     p.num_probes = StandardBloomProbes(spec.bits_per_key);
     plan.payload_bytes = standard_bytes;
-    p.expected_fpr = StandardBloomFpr(
-        8.0 * static_cast<double>(standard_bytes) / n, p.num_probes);
+    if (with_fpr) {
+      p.expected_fpr = StandardBloomFpr(
+          8.0 * static_cast<double>(standard_bytes) / n, p.num_probes);
+    }
   }
   plan.kind_params_size = 1;  // num_probes
   return plan;
@@ -49,7 +70,8 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n) {
 void AppendBloomFamilyFilter(const FilterSpec& spec,
                              const std::vector<uint64_t>& hashes,
                              std::string* dst) {
-  const KindPlan plan = PlanBloomFamily(spec, hashes.size());
+  const KindPlan plan =
+      PlanBloomFamily(spec, hashes.size(), /*with_fpr=*/false);
   const FilterParams& p = plan.params;
   const uint64_t payload = plan.payload_bytes;
   if (p.kind == FilterKind::kEmpty) {

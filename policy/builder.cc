@@ -42,12 +42,12 @@ void AppendEmptyFilter(uint64_t seed, std::string* dst) {
   AppendTrailer(t, dst);
 }
 
-FilterParams PlanFilter(const FilterSpec& spec, uint64_t n) {
+FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   KindPlan plan;
   switch (spec.kind) {
     case FilterKind::kBloom:
     case FilterKind::kBlockedBloom:
-      plan = PlanBloomFamily(spec, n);
+      plan = PlanBloomFamily(spec, n, with_fpr);
       break;
     case FilterKind::kCuckoo:
       plan = PlanCuckoo(spec, n);
@@ -65,7 +65,7 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n) {
 }
 
 size_t HashListBuilder::FilterSize(size_t num_entries) const {
-  return PlanFilter(spec(), num_entries).filter_bytes;
+  return PlanFilter(spec(), num_entries, /*with_fpr=*/false).filter_bytes;
 }
 
 }  // namespace internal

@@ -26,9 +26,11 @@ namespace internal {
 inline constexpr uint64_t kMinBlockedPayload = 1024;
 
 // The parameters of the filter a builder for `spec` writes for `n` distinct
-// keys: the kind actually written, payload and total sizes, expected FPR.
+// keys: the kind actually written, payload and total sizes, and, if
+// `with_fpr`, the expected FPR (costly: builders and size queries skip it).
 // REQUIRES: spec.Validate().ok().
-FilterParams PlanFilter(const FilterSpec& spec, uint64_t n);
+FilterParams PlanFilter(const FilterSpec& spec, uint64_t n,
+                        bool with_fpr = true);
 
 // A kind's part of PlanFilter: everything but params.filter_bytes, which
 // PlanFilter adds up from the payload and the trailer.
@@ -37,7 +39,7 @@ struct KindPlan {
   uint64_t payload_bytes = 0;
   size_t kind_params_size = 0;  // bytes of kind params in the trailer
 };
-KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n);
+KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr);
 
 // Appends a zero-key filter ("never matches") carrying `seed`.
 void AppendEmptyFilter(uint64_t seed, std::string* dst);

@@ -84,8 +84,10 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   for (; bytes <= plan.payload_bytes + 1; bytes++) {
     if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total) break;
+    // (The standard Bloom formula is cheap, unlike the blocked one.)
     KindPlan bloom = PlanBloomFamily(
-        BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec.seed), n);
+        BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec.seed), n,
+        /*with_fpr=*/true);
     if (bloom.payload_bytes == bytes &&
         bloom.params.expected_fpr <= p.expected_fpr) {
       bloom.params.bits_per_key = spec.bits_per_key;

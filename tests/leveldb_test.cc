@@ -134,14 +134,9 @@ std::string CoreFilter(const std::string& spec,
 
 // Ceiling of a measured FPR (and of reads per absent Get) for filters of
 // `keys_per_filter` keys: 1.5x the expected FPR plus 0.3 points, so fixed
-// keys never flake. Filters of under 16 keys get a flat 5% instead: they
-// are standard Bloom filters of a few bytes (also for cuckoo specs), whose
-// probes the core derives by double hashing, which at that size costs tens
-// of times the expected FPR (measured at one key: 1.3% for bloom:10,
-// expected 0.07%; 2.9% for cuckoo:12, expected 0.05%; LevelDB's own Bloom,
-// never under 64 bits, gets 0.2-0.4%). Tighten this once the core fixes it.
+// keys never flake. It holds for filters of a single key too (a standard
+// Bloom of a few bytes: measured 0.12% for bloom:10 at one key).
 double FprCeiling(const std::string& spec, uint64_t keys_per_filter) {
-  if (keys_per_filter < 16) return 0.05;
   FilterParams p;
   EXPECT_TRUE(ParamsForSpec(test::MustParse(spec), keys_per_filter, &p).ok());
   return 1.5 * p.expected_fpr + 0.003;
