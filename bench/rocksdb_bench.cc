@@ -17,7 +17,11 @@
 //   fp_pct        measured false-positive rate of the negative queries
 //
 //   build/bench/rocksdb_bench --benchmark_repetitions=5
+//       --benchmark_enable_random_interleaving=true
 //       --benchmark_report_aggregates_only=true      (one command line)
+//
+// docs/BENCHMARKS.md has the figures; bench/rocksdb_bench_report.py turns
+// the JSON of several runs into its ratio table.
 
 #include <benchmark/benchmark.h>
 

@@ -78,7 +78,15 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
     AppendEmptyFilter(spec.seed, dst);
     return;
   }
+  Trailer t;
+  t.kind = p.kind;
+  t.payload_size = payload;
+  t.seed = spec.seed;
+  t.params[0] = static_cast<uint8_t>(p.num_probes);
+  t.params_size = 1;
   const size_t start = dst->size();
+  // One allocation: appending the trailer must not copy the payload again.
+  dst->reserve(start + payload + TrailerSize(t));
   dst->resize(start + payload);  // zero-filled
   uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
   // Each insertion writes to random places; in a filter larger than the
@@ -108,12 +116,6 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
       StandardBloomImpl::Add(hashes[i], data, bits, p.num_probes);
     }
   }
-  Trailer t;
-  t.kind = p.kind;
-  t.payload_size = payload;
-  t.seed = spec.seed;
-  t.params[0] = static_cast<uint8_t>(p.num_probes);
-  t.params_size = 1;
   AppendTrailer(t, dst);
 }
 

@@ -42,12 +42,6 @@ double BlockedBloomFpr(double bits_per_key, int num_probes) {
 }
 
 int BlockedBloomProbes(double bits_per_key) {
-  // A pure function, but 16 Poisson sums (~70 us), and builders ask it for
-  // every filter they write (RocksDB: every partition; MaxEntriesForSize:
-  // dozens of times). Remember the last answer, per thread.
-  thread_local double last_bits = -1;
-  thread_local int last_best = 0;
-  if (bits_per_key == last_bits) return last_best;
   int best = 1;
   double best_fpr = BlockedBloomFpr(bits_per_key, 1);
   for (int k = 2; k <= 16; k++) {
@@ -57,8 +51,6 @@ int BlockedBloomProbes(double bits_per_key) {
       best_fpr = f;
     }
   }
-  last_bits = bits_per_key;
-  last_best = best;
   return best;
 }
 

@@ -58,7 +58,6 @@ class Builder final : public rocksdb::FilterBitsBuilder {
     // with delete[]. Zero keys give the 5-byte "never matches" filter, not
     // an empty slice (which RocksDB would read as "no filter").
     std::string bytes;
-    bytes.reserve(core_->FilterSize(core_->NumEntries()));
     core_->Finish(&bytes);
     char* out = new char[bytes.size()];
     std::memcpy(out, bytes.data(), bytes.size());
@@ -100,7 +99,9 @@ class Reader final : public rocksdb::FilterBitsReader {
   explicit Reader(const FilterReader& r) : r_(r), seed_(r.seed()) {}
 
   bool MayMatch(const rocksdb::Slice& entry) override {
-    return r_.MayMatch(View(entry));
+    // Unreadable bytes match without hashing; every other mode, "never
+    // matches" included, is MayMatchHash's.
+    return !r_.valid() || r_.MayMatchHash(Hash64(View(entry), seed_));
   }
 
   // MultiGet's path: hash the whole batch straight from RocksDB's slices,
