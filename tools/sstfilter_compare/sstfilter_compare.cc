@@ -118,7 +118,7 @@ constexpr int kRunError = 1;
 int Fail(int code, const std::string& message) {
   std::fprintf(stderr, "sstfilter_compare: %s\n", message.c_str());
   if (code == kUsageError) {
-    std::fprintf(stderr, "sstfilter_compare: try --help\n");
+    std::fprintf(stderr, "sstfilter_compare: --helpshort lists the flags\n");
   }
   return code;
 }
