@@ -69,10 +69,11 @@ struct StandardBloomImpl {
   // Prefetches, for writing, the byte of every probe (builders).
   static void PrefetchAll(uint64_t h, const uint8_t* data, uint64_t num_bits,
                           int num_probes) {
-    uint64_t x = h;
+    const uint64_t delta = h * kGolden64;
+    uint64_t g = h;
     for (int i = 0; i < num_probes; i++) {
-      PrefetchWrite(data + (FastRange64(x, num_bits) >> 3));
-      x *= kGolden64;
+      PrefetchWrite(data + (FastRange64(g, num_bits) >> 3));
+      g += delta;
     }
   }
   // Prefetches the first two probes' bytes (a negative query usually ends

@@ -9,6 +9,7 @@ SSTFILTER_PACKAGES=(
   libxxhash-dev libgtest-dev libbenchmark-dev libgflags-dev
   librocksdb-dev rocksdb-tools libleveldb-dev
   gnuplot-nox
+  nlohmann-json3-dev
 )
 
 ensure_packages() {

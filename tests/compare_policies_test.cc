@@ -1,0 +1,234 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The policy list of sstfilter_compare: parsing, run planning, and sizing
+// X@Y at equal memory (with the engines' real built-in builders).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "sstfilter/filter.h"
+#include "tools/sstfilter_compare/engine.h"
+#include "tools/sstfilter_compare/policies.h"
+
+namespace sstfilter {
+namespace compare {
+namespace {
+
+PolicyRequest MustParse(const std::string& text) {
+  PolicyRequest r;
+  Status s = ParsePolicyEntry(text, &r);
+  EXPECT_TRUE(s.ok()) << text << ": " << s.ToString();
+  return r;
+}
+
+// The error message of parsing `text`, which must fail.
+std::string ParseError(const std::string& text) {
+  PolicyRequest r;
+  Status s = ParsePolicyEntry(text, &r);
+  EXPECT_FALSE(s.ok()) << text;
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << text;
+  return s.message();
+}
+
+TEST(ComparePoliciesTest, ParsesEveryForm) {
+  PolicyRequest r = MustParse("none");
+  EXPECT_EQ(r.policy.family, Family::kNone);
+  EXPECT_EQ(r.engines, unsigned{kAllEngines});
+
+  r = MustParse("rocksdb:bloom:9.5");
+  EXPECT_EQ(r.policy.family, Family::kRocksDBBloom);
+  EXPECT_EQ(r.policy.bits_per_key, 9.5);
+  EXPECT_EQ(r.engines, unsigned{kRocksDB});
+  EXPECT_EQ(r.policy.ToString(), "rocksdb:bloom:9.5");
+
+  r = MustParse("rocksdb:ribbon:10");
+  EXPECT_EQ(r.policy.family, Family::kRocksDBRibbon);
+
+  r = MustParse("leveldb:bloom:10");
+  EXPECT_EQ(r.policy.family, Family::kLevelDBBloom);
+  EXPECT_EQ(r.engines, unsigned{kLevelDB});
+
+  r = MustParse("sstfilter.blocked_bloom:10");
+  EXPECT_EQ(r.policy.family, Family::kSstfilter);
+  EXPECT_EQ(r.policy.spec.kind, FilterKind::kBlockedBloom);
+  EXPECT_EQ(r.policy.ToString(), "blocked_bloom:10");
+  EXPECT_EQ(r.policy.FamilyName(), "blocked_bloom");
+  EXPECT_EQ(r.engines, unsigned{kAllEngines});
+
+  r = MustParse("leveldb/cuckoo:12");
+  EXPECT_EQ(r.policy.spec.kind, FilterKind::kCuckoo);
+  EXPECT_EQ(r.engines, unsigned{kLevelDB});
+
+  r = MustParse("cuckoo@rocksdb:bloom:10");
+  EXPECT_TRUE(r.sized);
+  EXPECT_EQ(r.policy.FamilyName(), "cuckoo");
+  EXPECT_EQ(r.reference.ToString(), "rocksdb:bloom:10");
+  EXPECT_EQ(r.engines, unsigned{kRocksDB});
+
+  r = MustParse("rocksdb:bloom@cuckoo:12");
+  EXPECT_TRUE(r.sized);
+  EXPECT_EQ(r.policy.family, Family::kRocksDBBloom);
+  EXPECT_EQ(r.engines, unsigned{kRocksDB});
+
+  r = MustParse("bloom:seed=7@blocked_bloom:10");
+  EXPECT_EQ(r.policy.spec.kind, FilterKind::kBloom);
+  EXPECT_EQ(r.policy.spec.seed, 7u);
+  EXPECT_EQ(r.engines, unsigned{kAllEngines});
+}
+
+TEST(ComparePoliciesTest, RejectsBadEntriesWithTheReason) {
+  EXPECT_NE(ParseError("frob:3").find("frob:3"), std::string::npos);
+  EXPECT_NE(ParseError("bloom:-3").find("bits per key"), std::string::npos);
+  EXPECT_NE(ParseError("leveldb:bloom:9.5").find("whole bits"),
+            std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:bloom:0").find("[1, 64]"), std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:bloom:ten").find("not a decimal"),
+            std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:cuckoo:10").find("unknown built-in"),
+            std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:bloom@leveldb:bloom:10").find("no engine"),
+            std::string::npos);
+  EXPECT_NE(ParseError("leveldb/rocksdb:bloom:10").find("no engine"),
+            std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:ribbon@bloom:10").find("ribbon"),
+            std::string::npos);
+  EXPECT_NE(ParseError("cuckoo@none").find("none"), std::string::npos);
+  EXPECT_NE(ParseError("bloom:10@blocked_bloom:10").find("not a family"),
+            std::string::npos);
+  EXPECT_NE(ParseError("a@b@c").find("'@'"), std::string::npos);
+  ParseError("");
+  ParseError("rocksdb/");
+}
+
+TEST(ComparePoliciesTest, ListExpandsSweeps) {
+  std::vector<PolicyRequest> list;
+  ASSERT_TRUE(
+      ParsePolicyList("none,cuckoo:*,rocksdb:bloom@bloom:*", "8,12.5", &list)
+          .ok());
+  std::vector<std::string> texts;
+  for (const PolicyRequest& r : list) texts.push_back(r.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"none", "cuckoo:8", "cuckoo:12.5",
+                                             "rocksdb:bloom@bloom:8",
+                                             "rocksdb:bloom@bloom:12.5"}));
+
+  EXPECT_FALSE(ParsePolicyList("cuckoo:*", "", &list).ok());
+  EXPECT_FALSE(ParsePolicyList("cuckoo:12", "8,10", &list).ok());
+  EXPECT_FALSE(ParsePolicyList("cuckoo:*", "8,x", &list).ok());
+  EXPECT_FALSE(ParsePolicyList("none,,bloom:10", "", &list).ok());
+  EXPECT_FALSE(ParsePolicyList("", "", &list).ok());
+}
+
+std::vector<std::string> Labels(const std::vector<PlannedRun>& runs) {
+  std::vector<std::string> out;
+  for (const PlannedRun& r : runs) {
+    out.push_back(r.label + (r.implicit ? " (implicit)" : ""));
+  }
+  return out;
+}
+
+TEST(ComparePoliciesTest, PlanPutsReferencesFirstAndDropsRepeats) {
+  std::vector<PolicyRequest> list;
+  ASSERT_TRUE(ParsePolicyList("rocksdb:bloom@cuckoo:12,none,bloom:10,"
+                              "sstfilter.bloom:10,blocked_bloom@bloom:10",
+                              "", &list)
+                  .ok());
+  EXPECT_EQ(Labels(PlanRuns(list, kRocksDB)),
+            (std::vector<std::string>{"cuckoo:12 (implicit)",
+                                      "rocksdb:bloom@cuckoo:12", "none",
+                                      "bloom:10", "blocked_bloom@bloom:10"}));
+  EXPECT_EQ(
+      Labels(PlanRuns(list, kLevelDB)),
+      (std::vector<std::string>{"none", "bloom:10", "blocked_bloom@bloom:10"}));
+
+  // A reference listed later is not implicit, and runs once, first.
+  ASSERT_TRUE(
+      ParsePolicyList("cuckoo@leveldb:bloom:10,leveldb:bloom:10", "", &list)
+          .ok());
+  EXPECT_EQ(Labels(PlanRuns(list, kLevelDB)),
+            (std::vector<std::string>{"leveldb:bloom:10",
+                                      "cuckoo@leveldb:bloom:10"}));
+  EXPECT_TRUE(PlanRuns(list, kRocksDB).empty());
+}
+
+FilterBytesFn EngineBytes(Engine* engine) {
+  return [engine](const Policy& p, uint64_t n, uint64_t* bytes) {
+    return engine->BuiltinFilterBytes(p, n, bytes);
+  };
+}
+
+TEST(ComparePoliciesTest, SizesSstfilterKindsToATargetWithTheirBuilder) {
+  constexpr uint64_t kKeys = 100000;
+  std::unique_ptr<FilterBuilder> b;
+  FilterSpec spec;
+  ASSERT_TRUE(ParseFilterSpec("blocked_bloom:10", &spec).ok());
+  ASSERT_TRUE(NewFilterBuilder(spec, &b).ok());
+  const double target = static_cast<double>(b->FilterSize(kKeys));
+
+  Policy x = MustParse("blocked_bloom@bloom:10").policy;
+  Policy out;
+  ASSERT_TRUE(SizeToMemory(x, kKeys, target, nullptr, &out).ok());
+  EXPECT_EQ(out.spec.kind, FilterKind::kBlockedBloom);
+  ASSERT_TRUE(NewFilterBuilder(out.spec, &b).ok());
+  EXPECT_LE(static_cast<double>(b->FilterSize(kKeys)), target);
+  EXPECT_NEAR(out.spec.bits_per_key, 10, 0.01);
+
+  // Far more memory than any filter of the kind needs: its maximum.
+  ASSERT_TRUE(SizeToMemory(x, 10, 1e9, nullptr, &out).ok());
+  EXPECT_EQ(out.spec.bits_per_key, MaxBitsPerKey(FilterKind::kBlockedBloom));
+  // Less than its smallest filter: an error naming the sizes.
+  Status s = SizeToMemory(x, kKeys, 100, nullptr, &out);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("100000 keys"), std::string::npos) << s.message();
+}
+
+TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
+  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, 1, 0);
+  uint64_t target = 0;
+  Policy ref = MustParse("rocksdb:bloom:12.5").policy;
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(ref, 50000, &target), "");
+  EXPECT_NEAR(static_cast<double>(target) * 8 / 50000, 12.5, 0.1);
+  Policy out;
+  ASSERT_TRUE(SizeToMemory(MustParse("rocksdb:bloom@bloom:10").policy, 50000,
+                           static_cast<double>(target),
+                           EngineBytes(rocksdb.get()), &out)
+                  .ok());
+  EXPECT_EQ(out.family, Family::kRocksDBBloom);
+  EXPECT_NEAR(out.bits_per_key, 12.5, 0.05);
+  uint64_t bytes = 0;
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, 50000, &bytes), "");
+  EXPECT_LE(bytes, target);
+
+  // LevelDB's Bloom takes whole bits per key.
+  std::unique_ptr<Engine> leveldb = NewLevelDBEngine();
+  ASSERT_EQ(leveldb->BuiltinFilterBytes(MustParse("leveldb:bloom:12").policy,
+                                        33, &target),
+            "");
+  ASSERT_TRUE(SizeToMemory(MustParse("leveldb:bloom@bloom:10").policy, 33,
+                           static_cast<double>(target) + 0.5,
+                           EngineBytes(leveldb.get()), &out)
+                  .ok());
+  EXPECT_EQ(out.bits_per_key, 12);
+}
+
+TEST(ComparePoliciesTest, SizingAKindWithoutBuilderSaysNotSupported) {
+  const Policy x = MustParse("cuckoo@bloom:10").policy;
+  std::unique_ptr<FilterBuilder> b;
+  FilterSpec spec = x.spec;
+  spec.bits_per_key = 12;
+  const bool supported = NewFilterBuilder(spec, &b).ok();
+  Policy out;
+  Status s = SizeToMemory(x, 1000, 2000, nullptr, &out);
+  if (supported) {
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(NewFilterBuilder(out.spec, &b).ok());
+    EXPECT_LE(b->FilterSize(1000), 2000u);
+  } else {
+    EXPECT_EQ(s.code(), Status::Code::kNotSupported) << s.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace compare
+}  // namespace sstfilter

@@ -1,0 +1,408 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// sstfilter_compare end to end: a small comparison on real RocksDB and
+// LevelDB databases whose table, CSV and JSON must agree, and whose figures
+// must show what filters do (fewer reads for absent keys, none extra for
+// present keys). Bad flags must fail with a message and write nothing.
+
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "sstfilter/filter.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string ReadFile(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A scratch folder, removed at the end of the test.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/compare_tool_test.XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct ToolResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+ToolResult RunTool(const ScratchDir& dir,
+                   const std::vector<std::string>& args) {
+  const fs::path out = dir.path() / "stdout.txt";
+  const fs::path err = dir.path() / "stderr.txt";
+  std::string cmd = Quote(SSTFILTER_COMPARE_BINARY);
+  for (const std::string& a : args) cmd += " " + Quote(a);
+  cmd +=
+      " >" + Quote(out.string()) + " 2>" + Quote(err.string()) + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  ToolResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = ReadFile(out);
+  r.err = ReadFile(err);
+  return r;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  std::stringstream ss(line);
+  std::string w;
+  while (ss >> w) words.push_back(w);
+  return words;
+}
+
+// The rows of the text table that follows the line starting with `title`,
+// as maps from column name to cell (column names have no spaces).
+std::vector<std::map<std::string, std::string>> TextTable(
+    const std::string& text, const std::string& title) {
+  std::vector<std::map<std::string, std::string>> rows;
+  const std::vector<std::string> lines = Lines(text);
+  size_t i = 0;
+  while (i < lines.size() && lines[i].rfind(title, 0) != 0) i++;
+  if (i + 1 >= lines.size()) return rows;
+  // Multi-word headers ("mem bits/key", "x base", "p50 us") are joined
+  // by the table's two-space column separator.
+  std::vector<std::string> header;
+  {
+    std::string h = lines[i + 1];
+    size_t start = 0;
+    while (start < h.size()) {
+      size_t end = h.find("  ", start);
+      if (end == std::string::npos) end = h.size();
+      std::string cell = h.substr(start, end - start);
+      if (!cell.empty()) {
+        while (!cell.empty() && cell.front() == ' ') cell.erase(0, 1);
+        header.push_back(cell);
+      }
+      start = end + 2;
+      while (start < h.size() && h[start] == ' ') start++;
+    }
+  }
+  for (size_t j = i + 2; j < lines.size() && !lines[j].empty(); j++) {
+    const std::vector<std::string> cells = Words(lines[j]);
+    std::map<std::string, std::string> row;
+    for (size_t c = 0; c < header.size() && c < cells.size(); c++) {
+      row[header[c]] = cells[c];
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<std::map<std::string, std::string>> Csv(const std::string& text) {
+  std::vector<std::map<std::string, std::string>> rows;
+  const std::vector<std::string> lines = Lines(text);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells(1);
+    bool quoted = false;
+    for (size_t i = 0; i < line.size(); i++) {
+      const char c = line[i];
+      if (c == '"') {
+        if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+          cells.back() += '"';
+          i++;
+        } else {
+          quoted = !quoted;
+        }
+      } else if (c == ',' && !quoted) {
+        cells.emplace_back();
+      } else {
+        cells.back() += c;
+      }
+    }
+    return cells;
+  };
+  if (lines.empty()) return rows;
+  const std::vector<std::string> header = split(lines[0]);
+  for (size_t i = 1; i < lines.size(); i++) {
+    const std::vector<std::string> cells = split(lines[i]);
+    EXPECT_EQ(cells.size(), header.size()) << lines[i];
+    std::map<std::string, std::string> row;
+    for (size_t c = 0; c < header.size() && c < cells.size(); c++) {
+      row[header[c]] = cells[c];
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+double Num(const std::string& s) { return std::stod(s); }
+
+// `printed` is `exact` rounded to `decimals` places.
+void ExpectRounded(const std::string& printed, double exact, int decimals,
+                   const std::string& what) {
+  EXPECT_NEAR(Num(printed), exact, 0.5 * std::pow(10.0, -decimals) + 1e-9)
+      << what;
+}
+
+const json* FindPhase(const json& doc, const std::string& engine,
+                      const std::string& policy, const std::string& phase) {
+  for (const json& run : doc["runs"]) {
+    if (run["engine"] != engine || run["policy"] != policy) continue;
+    for (const json& p : run["phases"]) {
+      if (p["phase"] == phase) return &p;
+    }
+  }
+  return nullptr;
+}
+
+TEST(CompareToolTest, SmallComparisonOutputsAgreeAndFiltersSaveReads) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  constexpr int kKeys = 20000;
+  const ToolResult r = RunTool(
+      dir, {"--num=" + std::to_string(kKeys), "--reads=2000",
+            "--phase_seconds=0", "--threads=2",
+            "--policies=none,rocksdb:bloom:10,leveldb:bloom:10,"
+            "blocked_bloom:10",
+            "--out=" + out.string(), "--db_dir=" + (dir.path() / "db").string(),
+            "--plot", "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+
+  // The terminal shows what results.txt holds, then names the folder.
+  const std::string text = ReadFile(out / "results.txt");
+  EXPECT_EQ(r.out, text + "\nResults: " + out.string() + "\n");
+  for (const char* needle : {"RocksDB 7.", "LevelDB 1.", "seed 301",
+                             "20000 unique keys", "2000 keys per phase"}) {
+    EXPECT_NE(text.find(needle), std::string::npos) << needle;
+  }
+  // Databases were removed (no --keep).
+  EXPECT_TRUE(fs::is_empty(dir.path() / "db"));
+
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  const auto csv = Csv(ReadFile(out / "results.csv"));
+  const auto lookups = TextTable(text, "Lookups");
+  const auto filters = TextTable(text, "Filters");
+  // RocksDB: 3 policies x 4 phases; LevelDB (no MultiGet): 3 x 3.
+  ASSERT_EQ(csv.size(), 21u);
+  ASSERT_EQ(lookups.size(), csv.size());
+  ASSERT_EQ(filters.size(), 6u);
+  ASSERT_EQ(doc["runs"].size(), 6u);
+
+  for (size_t i = 0; i < csv.size(); i++) {
+    const auto& row = csv[i];
+    const auto& line = lookups[i];
+    const std::string what =
+        row.at("engine") + " " + row.at("policy") + " " + row.at("phase");
+    SCOPED_TRACE(what);
+    // Table and CSV name the same rows in the same order.
+    EXPECT_EQ(line.at("engine"), row.at("engine"));
+    EXPECT_EQ(line.at("policy"), row.at("policy"));
+    EXPECT_EQ(line.at("phase"), row.at("phase"));
+    EXPECT_EQ(line.at("ops"), row.at("ops"));
+    ExpectRounded(line.at("reads/op"), Num(row.at("reads_per_op")), 4, "reads");
+    ExpectRounded(line.at("probes/op"), Num(row.at("probes_per_op")), 3,
+                  "probes");
+    if (row.at("fpr").empty()) {
+      EXPECT_EQ(line.at("FPR %"), "-");
+    } else {
+      ExpectRounded(line.at("FPR %"), 100 * Num(row.at("fpr")), 4, "fpr");
+    }
+    if (row.at("ratio_vs_base").empty()) {
+      EXPECT_EQ(line.at("x base"), "-");
+    } else {
+      ExpectRounded(line.at("x base"), Num(row.at("ratio_vs_base")), 3, "x");
+    }
+    // JSON holds the raw counts the CSV's ratios come from.
+    const json* p =
+        FindPhase(doc, row.at("engine"), row.at("policy"), row.at("phase"));
+    ASSERT_NE(p, nullptr);
+    const double ops = (*p)["ops"].get<double>();
+    EXPECT_EQ(ops, Num(row.at("ops")));
+    EXPECT_DOUBLE_EQ((*p)["reads"].get<double>() / ops,
+                     Num(row.at("reads_per_op")));
+    EXPECT_DOUBLE_EQ((*p)["probes"].get<double>() / ops,
+                     Num(row.at("probes_per_op")));
+    EXPECT_EQ((*p)["fpr"].is_null(), row.at("fpr").empty());
+
+    // What the figures must show. The run is deterministic (fixed seed,
+    // counts summed over threads), so these ceilings never flake.
+    EXPECT_EQ(ops, 2000);
+    const double reads = Num(row.at("reads_per_op"));
+    const bool filtered = row.at("policy") != "none";
+    const std::string phase = row.at("phase");
+    if (phase == "present") {
+      EXPECT_EQ((*p)["found"].get<double>(), ops);  // never a false negative
+      EXPECT_GE(reads, 1.0);
+      if (filtered) {
+        EXPECT_LE(reads, 1.1);
+      }
+    }
+    if (filtered) {
+      EXPECT_GE(Num(row.at("probes_per_op")), 1.0);
+      // Present keys of a one-table tree probe only their own table: no
+      // probe can be a false positive, and the FPR is unknown ("").
+      if (phase != "present") {
+        ASSERT_FALSE(row.at("fpr").empty());
+      }
+      if (!row.at("fpr").empty()) {
+        EXPECT_LT(Num(row.at("fpr")), 0.05);
+      }
+    }
+    if (filtered && (phase == "absent" || phase == "neighbour")) {
+      const auto* none = FindPhase(doc, row.at("engine"), "none", phase);
+      ASSERT_NE(none, nullptr);
+      const double none_reads =
+          (*none)["reads"].get<double>() / (*none)["ops"].get<double>();
+      EXPECT_GE(none_reads, 1.0);  // no filter: every probe reads a block
+      EXPECT_LT(reads, 0.1 * none_reads);
+    }
+  }
+
+  // Per policy: the table's bits/key is the CSV's, filters have sizes.
+  for (const auto& f : filters) {
+    SCOPED_TRACE(f.at("engine") + " " + f.at("policy"));
+    for (const auto& row : csv) {
+      if (row.at("engine") != f.at("engine") ||
+          row.at("policy") != f.at("policy")) {
+        continue;
+      }
+      ExpectRounded(f.at("bits/key"), Num(row.at("bits_per_key_disk")), 2,
+                    "bits");
+    }
+    const double bits = Num(f.at("bits/key"));
+    if (f.at("policy") == "none") {
+      EXPECT_EQ(bits, 0);
+    } else {
+      EXPECT_GT(bits, 9.0);
+      EXPECT_LT(bits, 16.0);
+    }
+  }
+  for (const json& run : doc["runs"]) {
+    EXPECT_EQ(run["build"]["num_entries"], kKeys);
+  }
+
+  // Charts.
+  for (const char* png : {"reads.png", "fpr.png"}) {
+    const std::string bytes = ReadFile(out / png);
+    ASSERT_GT(bytes.size(), 1000u) << png;
+    EXPECT_EQ(bytes.substr(1, 3), "PNG") << png;
+  }
+}
+
+TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
+  ScratchDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--policies=bogus:3"}, "bogus:3"},
+      {{"--policies=leveldb:bloom:9.5"}, "whole bits"},
+      {{"--policies=rocksdb:bloom@leveldb:bloom:10"}, "no engine"},
+      {{"--policies=cuckoo:*"}, "--sweep_bits"},
+      {{"--engines=rocksdb", "--policies=leveldb:bloom:10"}, "no policy runs"},
+      {{"--engines=mysql"}, "unknown engine"},
+      {{"--phases=present,sideways"}, "unknown phase"},
+      {{"--num=5"}, "--num"},
+      {{"--key_size=8"}, "--key_size"},
+      {{"--threads=0"}, "--threads"},
+      {{"--baseline=bloom:x"}, "--baseline"},
+      {{"--plot", "--out="}, "--plot needs --out"},
+      {{"stray"}, "unexpected argument"},
+      {{"--frobnicate=1"}, "frobnicate"},
+  };
+  int i = 0;
+  for (const auto& [args, message] : cases) {
+    const fs::path out = dir.path() / ("out" + std::to_string(i++));
+    // The case's own flags come last, so they win (--plot's "--out=").
+    std::vector<std::string> all = {"--out=" + out.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    const ToolResult r = RunTool(dir, all);
+    SCOPED_TRACE(args[0]);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+
+  // A folder that already holds results is left alone.
+  const fs::path used = dir.path() / "used";
+  fs::create_directories(used);
+  { std::ofstream(used / "results.json") << "{}"; }
+  const ToolResult r = RunTool(dir, {"--out=" + used.string()});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("already holds results"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadFile(used / "results.json"), "{}");
+}
+
+// A kind this build has no builder for is reported as skipped, and the
+// rest of the comparison runs.
+TEST(CompareToolTest, KindWithoutBuilderIsSkippedWithTheReason) {
+  FilterSpec spec;
+  ASSERT_TRUE(ParseFilterSpec("cuckoo:12", &spec).ok());
+  std::unique_ptr<FilterBuilder> b;
+  const bool supported = NewFilterBuilder(spec, &b).ok();
+
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r =
+      RunTool(dir, {"--engines=leveldb", "--num=2000", "--reads=200",
+                    "--policies=leveldb:bloom:10,cuckoo:12",
+                    "--out=" + out.string(), "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  const json& cuckoo = doc["runs"][1];
+  EXPECT_EQ(cuckoo["policy"], "cuckoo:12");
+  EXPECT_EQ(cuckoo["skipped"], !supported);
+  if (!supported) {
+    EXPECT_NE(cuckoo["skip_reason"].get<std::string>().find("ot supported"),
+              std::string::npos);
+    EXPECT_NE(r.out.find("Skipped"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter

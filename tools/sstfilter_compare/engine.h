@@ -1,0 +1,103 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// One key-value engine as the comparison drives it. Call order, per policy:
+//
+//   Build(policy, dir)  (ThreadBegin (Get | MultiGet)* ThreadEnd)*  Close
+//
+// Build makes a fresh database in `dir` with `policy` as its filter policy,
+// loads the key space into a multi-level tree, measures the filters on disk,
+// and reopens the database for lookups with every table open, so that the
+// lookups read data blocks only. Lookups may run on many threads at once;
+// ThreadBegin/ThreadEnd bracket each thread's share of a phase.
+
+#ifndef SSTFILTER_TOOLS_COMPARE_ENGINE_H_
+#define SSTFILTER_TOOLS_COMPARE_ENGINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/sstfilter_compare/policies.h"
+#include "tools/sstfilter_compare/workload.h"
+
+namespace sstfilter {
+namespace compare {
+
+// Engine-specific counters (RocksDB tickers and perf context) kept beside
+// the common ones, for cross-checks. Summed over threads.
+using EngineCounters = std::map<std::string, uint64_t>;
+
+// What Build measured.
+struct BuildResult {
+  double load_seconds = 0;          // writes, flushes, compactions, settling
+  double filter_build_seconds = 0;  // inside the policy's builders (summed)
+  uint64_t filters_built = 0;       // including ones compactions discarded
+  // The filters of the finished database, on disk.
+  uint64_t filter_block_bytes = 0;  // everything filter-related in the tables
+  uint64_t filter_bytes = 0;        // the filters alone (no per-table index)
+  uint64_t num_filters = 0;         // non-empty filters
+  // Filter bytes held in memory by the open database, or -1 if unknown.
+  int64_t filter_memory_bytes = -1;
+  uint64_t table_reader_memory = 0;  // RocksDB: estimate-table-readers-mem
+  uint64_t table_bytes = 0;          // all table files
+  uint64_t num_entries = 0;          // entries in all tables
+  std::vector<int> files_per_level;
+  std::vector<std::string> notes;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  virtual const char* name() const = 0;  // "rocksdb", "leveldb"
+  virtual std::string version() const = 0;
+  // How table reads reach the disk, e.g. "direct I/O".
+  virtual std::string io_mode() const = 0;
+  virtual bool has_multiget() const = 0;
+
+  // Progress of a long step: (done, total) in keys.
+  using ProgressFn = std::function<void(uint64_t, uint64_t)>;
+
+  // Returns "" or an error message. On error the database may be open;
+  // call Close.
+  virtual std::string Build(const Policy& policy, const KeySpace& keys,
+                            const std::string& dir, const ProgressFn& progress,
+                            BuildResult* out) = 0;
+
+  virtual void ThreadBegin() {}
+  virtual void ThreadEnd(EngineCounters* /*counters*/) {}
+  // Before and after all threads of a phase (e.g. statistics tickers).
+  virtual void PhaseBegin() {}
+  virtual void PhaseEnd(EngineCounters* /*counters*/) {}
+
+  // *found says whether the key is there; *value is its value if so.
+  // Returns "" or an error message.
+  virtual std::string Get(const std::string& key, std::string* value,
+                          bool* found) = 0;
+  // found[i] for keys[i], values[i] likewise. REQUIRES has_multiget().
+  virtual std::string MultiGet(const std::vector<std::string>& keys,
+                               std::vector<std::string>* values,
+                               std::vector<bool>* found) = 0;
+
+  // Bytes of one filter of built-in `policy` for `num_keys` keys, built by
+  // the engine's own builder (for sizing X@Y). Returns "" or an error.
+  virtual std::string BuiltinFilterBytes(const Policy& policy,
+                                         uint64_t num_keys,
+                                         uint64_t* bytes) = 0;
+
+  // Closes the database (waiting for background work). Idempotent.
+  virtual std::string Close() = 0;
+};
+
+// `direct_io`: read table files with O_DIRECT where the engine can.
+std::unique_ptr<Engine> NewRocksDBEngine(bool direct_io, int levels,
+                                         int l0_files);
+std::unique_ptr<Engine> NewLevelDBEngine();
+
+}  // namespace compare
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_TOOLS_COMPARE_ENGINE_H_

@@ -1,0 +1,562 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// LevelDB (1.23) as the comparison drives it.
+//
+// Counting. An EnvWrapper wraps the random-access files of tables (*.ldb,
+// *.sst) so that every Read calls CountRead. LevelDB has no direct I/O (it
+// reads tables through mmap or pread, i.e. the page cache), so the block
+// cache is made empty (capacity 0) and lookups do not fill it: every block
+// a Get needs is one counted read. Table::Open reads a table's index and
+// filter block once and keeps them; a full scan opens every table before
+// the lookups, so the counted reads are data blocks.
+//
+// Filters. The policy is wrapped in one that delegates (same Name(), so the
+// same "filter.<name>" meta block) and adds the time spent in CreateFilter
+// and every KeyMayMatch answer (CountProbes). On-disk filter sizes are read
+// from the finished tables: footer -> metaindex block -> "filter.<name>"
+// handle -> filter block, whose offset array gives every filter's length
+// (the table layout of LevelDB's doc/table_format.md).
+//
+// Tree shape. LevelDB decides it (its level sizes are fixed: 10 MB for L1,
+// 10x more per level), from a load made deterministic: keys arrive in
+// chunks of 3/4 of a memtable, each flushed and its compactions finished
+// before the next. During lookups LevelDB schedules "seek" compactions of
+// tables that Gets probe in vain. The Env holds such work back until the
+// lookups are over, so every phase of every policy sees the tree the load left.
+
+#include <leveldb/cache.h>
+#include <leveldb/db.h>
+#include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/write_batch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sstfilter/leveldb.h"
+#include "tools/sstfilter_compare/counters.h"
+#include "tools/sstfilter_compare/engine.h"
+
+namespace sstfilter {
+namespace compare {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// --- counting, scheduling Env
+// ---------------------------------------------------
+
+class CountingEnv final : public leveldb::EnvWrapper {
+ public:
+  CountingEnv() : EnvWrapper(leveldb::Env::Default()) {}
+
+  leveldb::Status NewRandomAccessFile(
+      const std::string& name, leveldb::RandomAccessFile** result) override {
+    leveldb::Status s = target()->NewRandomAccessFile(name, result);
+    if (s.ok() && (EndsWith(name, ".ldb") || EndsWith(name, ".sst"))) {
+      *result = new CountingFile(*result);  // LevelDB owns it
+    }
+    return s;
+  }
+
+  // Background work goes through here; it runs now, or, while held, later.
+  void Schedule(void (*function)(void*), void* arg) override {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      pending_++;
+      if (hold_) {
+        held_.push_back({function, arg});
+        return;
+      }
+    }
+    Forward({function, arg});
+  }
+
+  // From Hold() to Release(), scheduled work waits.
+  void Hold() {
+    std::lock_guard<std::mutex> l(mu_);
+    hold_ = true;
+  }
+  void Release() {
+    std::vector<Job> jobs;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      hold_ = false;
+      jobs.swap(held_);
+    }
+    for (const Job& j : jobs) Forward(j);
+  }
+  // Waits until no background work is scheduled or running.
+  // REQUIRES: not held.
+  void WaitIdle() {
+    std::unique_lock<std::mutex> l(mu_);
+    idle_.wait(l, [this] { return pending_ == 0; });
+  }
+
+ private:
+  struct Job {
+    void (*function)(void*);
+    void* arg;
+  };
+  struct Call {
+    CountingEnv* env;
+    Job job;
+  };
+
+  class CountingFile final : public leveldb::RandomAccessFile {
+   public:
+    explicit CountingFile(leveldb::RandomAccessFile* base) : base_(base) {}
+    leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
+                         char* scratch) const override {
+      leveldb::Status s = base_->Read(offset, n, result, scratch);
+      CountRead(result->size());
+      return s;
+    }
+
+   private:
+    const std::unique_ptr<leveldb::RandomAccessFile> base_;
+  };
+
+  void Forward(const Job& job) {
+    target()->Schedule(&Trampoline, new Call{this, job});
+  }
+  static void Trampoline(void* p) {
+    std::unique_ptr<Call> call(static_cast<Call*>(p));
+    call->job.function(call->job.arg);
+    // LevelDB reschedules follow-up work from inside the job, so pending_
+    // reaches 0 only when nothing is left.
+    std::lock_guard<std::mutex> l(call->env->mu_);
+    if (--call->env->pending_ == 0) call->env->idle_.notify_all();
+  }
+
+  std::mutex mu_;
+  std::condition_variable idle_;
+  int pending_ = 0;
+  bool hold_ = false;
+  std::vector<Job> held_;
+};
+
+// --- instrumented filter policy
+// -----------------------------------------------
+
+class InstrumentedPolicy final : public leveldb::FilterPolicy {
+ public:
+  explicit InstrumentedPolicy(const leveldb::FilterPolicy* inner)
+      : inner_(inner) {}
+
+  const char* Name() const override { return inner_->Name(); }
+
+  void CreateFilter(const leveldb::Slice* keys, int n,
+                    std::string* dst) const override {
+    const Clock::time_point t = Clock::now();
+    inner_->CreateFilter(keys, n, dst);
+    nanos_.fetch_add(static_cast<uint64_t>(
+                         std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             Clock::now() - t)
+                             .count()),
+                     std::memory_order_relaxed);
+    filters_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  bool KeyMayMatch(const leveldb::Slice& key,
+                   const leveldb::Slice& filter) const override {
+    const bool r = inner_->KeyMayMatch(key, filter);
+    CountProbes(1, r ? 1 : 0);
+    return r;
+  }
+
+  double build_seconds() const {
+    return static_cast<double>(nanos_.load()) * 1e-9;
+  }
+  uint64_t filters() const { return filters_.load(); }
+
+ private:
+  const leveldb::FilterPolicy* const inner_;
+  mutable std::atomic<uint64_t> nanos_{0};
+  mutable std::atomic<uint64_t> filters_{0};
+};
+
+std::string MakePolicy(const Policy& p,
+                       std::unique_ptr<const leveldb::FilterPolicy>* out) {
+  out->reset();
+  switch (p.family) {
+    case Family::kNone:
+      return "";
+    case Family::kLevelDBBloom:
+      out->reset(
+          leveldb::NewBloomFilterPolicy(static_cast<int>(p.bits_per_key)));
+      return "";
+    case Family::kSstfilter: {
+      leveldb::Status s = NewLevelDBFilterPolicy(p.spec.ToString(), out);
+      return s.ok() ? "" : s.ToString();
+    }
+    default:
+      break;
+  }
+  return "policy " + p.ToString() + " does not run on LevelDB";
+}
+
+std::string Err(const char* what, const leveldb::Status& s) {
+  return std::string("leveldb ") + what + ": " + s.ToString();
+}
+
+// --- table layout
+// -----------------------------------------------------------------
+
+bool GetVarint64(const char** p, const char* limit, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && *p < limit; shift += 7) {
+    const uint64_t byte = static_cast<unsigned char>(**p);
+    (*p)++;
+    result |= (byte & 127) << shift;
+    if ((byte & 128) == 0) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint32_t DecodeFixed32(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
+         static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
+}
+
+bool ReadAt(std::ifstream& f, uint64_t offset, uint64_t n, std::string* out) {
+  out->resize(n);
+  f.seekg(static_cast<std::streamoff>(offset));
+  f.read(out->data(), static_cast<std::streamsize>(n));
+  return static_cast<uint64_t>(f.gcount()) == n;
+}
+
+struct FilterBlockStats {
+  uint64_t block_bytes = 0;   // filter block with its 5-byte block trailer
+  uint64_t contents = 0;      // filter block without the trailer
+  uint64_t filter_bytes = 0;  // the filters alone
+  uint64_t num_filters = 0;   // non-empty ones
+};
+
+// Adds the filter block of table `path` (meta key `meta_key`) to *stats.
+// A table without one adds nothing.
+std::string AddFilterBlock(const std::string& path, const std::string& meta_key,
+                           FilterBlockStats* stats) {
+  const std::string bad = "leveldb table " + path + ": ";
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return bad + "cannot open";
+  f.seekg(0, std::ios::end);
+  const uint64_t file_size = static_cast<uint64_t>(f.tellg());
+  // Footer: metaindex handle, index handle (varints), padding, 8-byte magic.
+  constexpr uint64_t kFooter = 48;
+  std::string footer;
+  if (file_size < kFooter ||
+      !ReadAt(f, file_size - kFooter, kFooter, &footer)) {
+    return bad + "short file";
+  }
+  if (DecodeFixed32(footer.data() + 40) != 0x8b80fb57u ||
+      DecodeFixed32(footer.data() + 44) != 0xdb477524u) {
+    return bad + "bad magic number";
+  }
+  const char* p = footer.data();
+  uint64_t meta_offset = 0, meta_size = 0;
+  if (!GetVarint64(&p, footer.data() + 40, &meta_offset) ||
+      !GetVarint64(&p, footer.data() + 40, &meta_size) ||
+      meta_offset + meta_size + 5 > file_size) {
+    return bad + "bad metaindex handle";
+  }
+  std::string meta;
+  if (!ReadAt(f, meta_offset, meta_size + 5, &meta)) return bad + "short read";
+  if (meta[meta_size] != 0) return bad + "compressed metaindex block";
+  // Block: entries (shared, non_shared, value_length varints, key delta,
+  // value), then restart offsets and their count (fixed32s).
+  if (meta_size < 4) return bad + "short metaindex block";
+  const uint32_t restarts = DecodeFixed32(meta.data() + meta_size - 4);
+  if ((uint64_t{restarts} + 1) * 4 > meta_size) return bad + "bad restarts";
+  const char* q = meta.data();
+  const char* const limit = meta.data() + meta_size - (restarts + 1) * 4;
+  std::string key;
+  while (q < limit) {
+    uint64_t shared = 0, non_shared = 0, value_length = 0;
+    if (!GetVarint64(&q, limit, &shared) ||
+        !GetVarint64(&q, limit, &non_shared) ||
+        !GetVarint64(&q, limit, &value_length) || shared > key.size() ||
+        non_shared + value_length > static_cast<uint64_t>(limit - q)) {
+      return bad + "corrupt metaindex entry";
+    }
+    key.resize(shared);
+    key.append(q, non_shared);
+    q += non_shared;
+    const char* value = q;
+    q += value_length;
+    if (key != meta_key) continue;
+    uint64_t offset = 0, size = 0;
+    if (!GetVarint64(&value, q, &offset) || !GetVarint64(&value, q, &size) ||
+        offset + size + 5 > file_size || size < 5) {
+      return bad + "bad filter handle";
+    }
+    std::string block;
+    if (!ReadAt(f, offset, size, &block)) return bad + "short read";
+    // Filter block: filters, fixed32 offset of each, fixed32 offset of
+    // that array, one byte base_lg.
+    const uint32_t array = DecodeFixed32(block.data() + size - 5);
+    if (array > size - 5) return bad + "bad filter offset array";
+    const uint64_t num = (size - 5 - array) / 4;
+    for (uint64_t i = 0; i < num; i++) {
+      const uint32_t start = DecodeFixed32(block.data() + array + 4 * i);
+      const uint32_t end =
+          i + 1 < num ? DecodeFixed32(block.data() + array + 4 * (i + 1))
+                      : array;
+      if (start > end || end > array) return bad + "bad filter offsets";
+      stats->filter_bytes += end - start;
+      if (end > start) stats->num_filters++;
+    }
+    stats->block_bytes += size + 5;
+    stats->contents += size;
+    return "";
+  }
+  return "";
+}
+
+// Parses the "leveldb.sstables" property: per level, lines
+// " <number>:<size>[<smallest> .. <largest>]".
+void ParseSSTables(const std::string& text, std::vector<int>* per_level,
+                   std::vector<uint64_t>* numbers) {
+  int level = -1;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (line.rfind("--- level ", 0) == 0) {
+      level = std::atoi(line.c_str() + 10);
+      if (level >= 0 && static_cast<size_t>(level) >= per_level->size()) {
+        per_level->resize(static_cast<size_t>(level) + 1, 0);
+      }
+      continue;
+    }
+    if (level < 0 || line.size() < 2 || line[0] != ' ') continue;
+    char* after = nullptr;
+    const uint64_t number = std::strtoull(line.c_str() + 1, &after, 10);
+    if (after == line.c_str() + 1 || *after != ':') continue;
+    (*per_level)[static_cast<size_t>(level)]++;
+    numbers->push_back(number);
+  }
+}
+
+// --- the engine
+// -----------------------------------------------------------------
+
+class LevelDBEngine final : public Engine {
+ public:
+  LevelDBEngine() : cache_(leveldb::NewLRUCache(0)) {
+    read_options_.fill_cache = false;
+  }
+  ~LevelDBEngine() override { Close(); }
+
+  const char* name() const override { return "leveldb"; }
+  std::string version() const override {
+    return std::to_string(leveldb::kMajorVersion) + "." +
+           std::to_string(leveldb::kMinorVersion);
+  }
+  std::string io_mode() const override {
+    return "page cache (LevelDB has no direct I/O), block cache of 0 bytes, "
+           "fill_cache=false";
+  }
+  bool has_multiget() const override { return false; }
+
+  std::string Build(const Policy& policy, const KeySpace& keys,
+                    const std::string& dir, const ProgressFn& progress,
+                    BuildResult* out) override;
+
+  std::string Get(const std::string& key, std::string* value,
+                  bool* found) override {
+    leveldb::Status s = db_->Get(read_options_, key, value);
+    *found = s.ok();
+    if (s.ok() || s.IsNotFound()) return "";
+    return Err("Get", s);
+  }
+
+  std::string MultiGet(const std::vector<std::string>&,
+                       std::vector<std::string>*, std::vector<bool>*) override {
+    return "LevelDB has no MultiGet";
+  }
+
+  std::string BuiltinFilterBytes(const Policy& p, uint64_t n,
+                                 uint64_t* bytes) override {
+    std::unique_ptr<const leveldb::FilterPolicy> policy;
+    std::string err = MakePolicy(p, &policy);
+    if (!err.empty()) return err;
+    if (!policy) return "no filter";
+    KeySpace space(n, 16, 0, 0);
+    std::vector<std::string> keys(n);
+    for (uint64_t i = 0; i < n; i++) space.Key(i, &keys[i]);
+    std::vector<leveldb::Slice> slices(keys.begin(), keys.end());
+    std::string dst;
+    policy->CreateFilter(slices.data(), static_cast<int>(n), &dst);
+    *bytes = dst.size();
+    return "";
+  }
+
+  std::string Close() override {
+    if (db_ == nullptr) return "";
+    env_.Release();  // held work must run (it sees the shutdown) first
+    db_.reset();
+    env_.WaitIdle();
+    return "";
+  }
+
+ private:
+  leveldb::Options MakeOptions() {
+    leveldb::Options o;
+    o.env = &env_;
+    o.create_if_missing = true;
+    o.error_if_exists = true;
+    o.compression = leveldb::kNoCompression;
+    o.block_cache = cache_.get();
+    o.block_size = 4096;
+    o.max_open_files = 50000;  // keep every table open (LevelDB's maximum)
+    o.filter_policy = policy_.get();
+    return o;
+  }
+
+  std::string Open(const leveldb::Options& options, const std::string& dir) {
+    leveldb::DB* raw = nullptr;
+    leveldb::Status s = leveldb::DB::Open(options, dir, &raw);
+    if (!s.ok()) return Err("Open", s);
+    db_.reset(raw);
+    return "";
+  }
+
+  CountingEnv env_;
+  const std::unique_ptr<leveldb::Cache> cache_;
+  std::unique_ptr<const leveldb::FilterPolicy> inner_;
+  std::unique_ptr<InstrumentedPolicy> policy_;
+  std::unique_ptr<leveldb::DB> db_;
+  leveldb::ReadOptions read_options_;
+};
+
+std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
+                                 const std::string& dir,
+                                 const ProgressFn& progress, BuildResult* out) {
+  Close();
+  *out = BuildResult();
+  std::string err = MakePolicy(policy, &inner_);
+  if (!err.empty()) return err;
+  policy_.reset(inner_ ? new InstrumentedPolicy(inner_.get()) : nullptr);
+  leveldb::Options options = MakeOptions();
+
+  const Clock::time_point start = Clock::now();
+  err = Open(options, dir);
+  if (!err.empty()) return err;
+  // The same tree for every policy: LevelDB switches memtables only where
+  // we say, and every compaction that a switch triggers runs to its end
+  // before more keys arrive, so the sequence of flushes and compactions
+  // does not depend on timing. A chunk fills at most 3/4 of a memtable
+  // (an entry costs its bytes plus under 48 of sequence number, lengths
+  // and skiplist node).
+  const uint64_t entry_bytes =
+      static_cast<uint64_t>(keys.key_size() + keys.value_size() + 48);
+  const uint64_t chunk =
+      std::max<uint64_t>(1, options.write_buffer_size * 3 / 4 / entry_bytes);
+  const uint64_t n = keys.num_keys();
+  std::string key, value;
+  leveldb::WriteBatch batch;
+  // CompactRange over an empty range below every key compacts the
+  // memtable and nothing else.
+  const leveldb::Slice below("");
+  for (uint64_t i = 0; i < n;) {
+    const uint64_t end = std::min(n, i + chunk);
+    for (; i < end; i++) {
+      keys.Key(i, &key);
+      keys.Value(i, &value);
+      batch.Put(key, value);
+      if (batch.ApproximateSize() >= 64 * 1024 || i + 1 == end) {
+        leveldb::Status s = db_->Write(leveldb::WriteOptions(), &batch);
+        if (!s.ok()) return Err("Write", s);
+        batch.Clear();
+      }
+    }
+    db_->CompactRange(&below, &below);
+    env_.WaitIdle();
+    progress(i, n);
+  }
+  out->load_seconds = SecondsSince(start);
+  if (policy_) {
+    out->filter_build_seconds = policy_->build_seconds();
+    out->filters_built = policy_->filters();
+  }
+
+  std::string sstables;
+  db_->GetProperty("leveldb.sstables", &sstables);
+  std::vector<uint64_t> numbers;
+  ParseSSTables(sstables, &out->files_per_level, &numbers);
+  FilterBlockStats stats;
+  const std::string meta_key =
+      policy_ ? std::string("filter.") + policy_->Name() : std::string();
+  for (uint64_t number : numbers) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/%06llu.ldb",
+                  static_cast<unsigned long long>(number));
+    const std::string path = dir + name;
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) return "leveldb: cannot open table " + path;
+    out->table_bytes += static_cast<uint64_t>(f.tellg());
+    if (policy_) {
+      err = AddFilterBlock(path, meta_key, &stats);
+      if (!err.empty()) return err;
+    }
+  }
+  out->filter_block_bytes = stats.block_bytes;
+  out->filter_bytes = stats.filter_bytes;
+  out->num_filters = stats.num_filters;
+  // Table::Open keeps the filter block as read (from mmap or a heap copy).
+  out->filter_memory_bytes = static_cast<int64_t>(stats.contents);
+  out->notes.push_back("filter memory = filter blocks as read by Table::Open");
+
+  // Reopen, hold background work, and open every table with a full scan
+  // (not counted: this thread has no counters). Entries are counted on
+  // the way.
+  err = Close();
+  if (!err.empty()) return err;
+  options.error_if_exists = false;
+  err = Open(options, dir);
+  if (!err.empty()) return err;
+  env_.WaitIdle();
+  env_.Hold();
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
+  if (!it->status().ok()) return Err("scan", it->status());
+  return "";
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> NewLevelDBEngine() {
+  return std::make_unique<LevelDBEngine>();
+}
+
+}  // namespace compare
+}  // namespace sstfilter

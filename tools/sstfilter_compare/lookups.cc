@@ -1,0 +1,237 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tools/sstfilter_compare/results.h"
+
+namespace sstfilter {
+namespace compare {
+
+const PolicyRun* Report::FindRun(const std::string& engine,
+                                 const std::string& label) const {
+  for (const PolicyRun& r : runs) {
+    if (r.engine == engine && r.label == label && !r.skipped) return &r;
+  }
+  return nullptr;
+}
+
+const PolicyRun* Report::Baseline(const std::string& engine) const {
+  for (const std::string& b : baselines) {
+    if (const PolicyRun* r = FindRun(engine, b)) return r;
+  }
+  return nullptr;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What one thread does in a phase; merged by RunPhase.
+struct ThreadResult {
+  IoCounters io;
+  uint64_t ops = 0;
+  uint64_t calls = 0;
+  uint64_t found = 0;
+  bool capped = false;
+  std::vector<float> latencies_us;
+  EngineCounters engine;
+};
+
+struct Shared {
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::string error;
+
+  void Fail(const std::string& e) {
+    std::lock_guard<std::mutex> l(mu);
+    if (error.empty()) error = e;
+    stop = true;
+  }
+};
+
+// A key to look up and what the database must answer.
+struct Probe {
+  uint64_t number = 0;
+  bool present = false;
+};
+
+void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
+               const LookupOptions& options, uint64_t quota, int thread,
+               Clock::time_point deadline, Shared* shared, ThreadResult* out) {
+  ThreadCounters() = &out->io;
+  engine->ThreadBegin();
+  Random64 rng(Mix64(options.seed ^ (static_cast<uint64_t>(phase) + 1) *
+                                        0x9e3779b97f4a7c15ULL) +
+               static_cast<uint64_t>(thread));
+  const uint64_t n = keys.num_keys();
+  // Absent key numbers: anywhere from n up, far from overflow.
+  const uint64_t absent_range = (uint64_t{1} << 62) - n;
+  std::string expected;
+  const size_t batch =
+      phase == Phase::kMultiGet ? static_cast<size_t>(options.batch) : 1;
+  std::vector<std::string> batch_keys(batch);
+  std::vector<Probe> probes(batch);
+  std::vector<std::string> values(batch);
+  std::vector<bool> found(batch);
+  out->latencies_us.reserve(std::min<uint64_t>(quota, 1 << 20));
+
+  while (out->ops < quota && !shared->stop.load(std::memory_order_relaxed)) {
+    const size_t m =
+        static_cast<size_t>(std::min<uint64_t>(batch, quota - out->ops));
+    for (size_t k = 0; k < m; k++) {
+      Probe& p = probes[k];
+      switch (phase) {
+        case Phase::kPresent:
+          p = {rng.Uniform(n), true};
+          keys.Key(p.number, &batch_keys[k]);
+          break;
+        case Phase::kAbsent:
+          p = {n + rng.Uniform(absent_range), false};
+          keys.Key(p.number, &batch_keys[k]);
+          break;
+        case Phase::kNeighbour:
+          p = {rng.Uniform(n), false};
+          keys.Neighbour(p.number, rng.Next(), &batch_keys[k]);
+          break;
+        case Phase::kMultiGet:
+          if (rng.Bernoulli(options.multiget_present)) {
+            p = {rng.Uniform(n), true};
+          } else {
+            p = {n + rng.Uniform(absent_range), false};
+          }
+          keys.Key(p.number, &batch_keys[k]);
+          break;
+      }
+    }
+    std::string error;
+    const Clock::time_point start = Clock::now();
+    if (phase == Phase::kMultiGet) {
+      batch_keys.resize(m);
+      error = engine->MultiGet(batch_keys, &values, &found);
+      batch_keys.resize(batch);
+    } else {
+      bool f = false;
+      error = engine->Get(batch_keys[0], &values[0], &f);
+      found[0] = f;
+    }
+    const Clock::time_point end = Clock::now();
+    if (!error.empty()) {
+      shared->Fail(error);
+      break;
+    }
+    out->latencies_us.push_back(static_cast<float>(
+        std::chrono::duration<double, std::micro>(end - start).count()));
+    out->calls++;
+    for (size_t k = 0; k < m; k++) {
+      const Probe& p = probes[k];
+      if (found[k] != p.present) {
+        shared->Fail(std::string(p.present ? "a present key was not found "
+                                             "(a false negative?)"
+                                           : "an absent key was found") +
+                     " in phase " + PhaseName(phase) + ", key number " +
+                     std::to_string(p.number));
+        break;
+      }
+      if (p.present) {
+        keys.Value(p.number, &expected);
+        if (values[k] != expected) {
+          shared->Fail("wrong value for key number " +
+                       std::to_string(p.number));
+          break;
+        }
+        out->found++;
+      }
+    }
+    out->ops += m;
+    shared->done.fetch_add(m, std::memory_order_relaxed);
+    if (end > deadline) {
+      out->capped = out->ops < quota;
+      break;
+    }
+  }
+  engine->ThreadEnd(&out->engine);
+  ThreadCounters() = nullptr;
+}
+
+double Percentile(std::vector<float>* v, double q) {
+  if (v->empty()) return 0;
+  const size_t k = std::min(
+      v->size() - 1, static_cast<size_t>(q * static_cast<double>(v->size())));
+  std::nth_element(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(k),
+                   v->end());
+  return (*v)[k];
+}
+
+}  // namespace
+
+std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
+                     const LookupOptions& options,
+                     const std::function<void(uint64_t, uint64_t)>& progress,
+                     PhaseResult* out) {
+  *out = PhaseResult();
+  out->phase = phase;
+  const int threads = std::max(1, options.threads);
+  std::vector<ThreadResult> results(static_cast<size_t>(threads));
+  Shared shared;
+  engine->PhaseBegin();
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      options.max_seconds > 0
+          ? start + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(options.max_seconds))
+          : Clock::time_point::max();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; t++) {
+    // Shares of --reads, the first threads taking the remainder.
+    const uint64_t quota =
+        options.reads / static_cast<uint64_t>(threads) +
+        (static_cast<uint64_t>(t) <
+                 options.reads % static_cast<uint64_t>(threads)
+             ? 1
+             : 0);
+    workers.emplace_back(RunThread, engine, std::cref(keys), phase,
+                         std::cref(options), quota, t, deadline, &shared,
+                         &results[static_cast<size_t>(t)]);
+  }
+  // Report progress while the workers run.
+  std::atomic<bool> finished{false};
+  std::thread reporter([&] {
+    while (!finished.load()) {
+      progress(shared.done.load(), options.reads);
+      for (int i = 0; i < 5 && !finished.load(); i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  });
+  for (std::thread& w : workers) w.join();
+  out->seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  finished = true;
+  reporter.join();
+  progress(shared.done.load(), options.reads);
+  engine->PhaseEnd(&out->engine);
+  if (!shared.error.empty()) return shared.error;
+
+  std::vector<float> latencies;
+  for (ThreadResult& r : results) {
+    out->io.Add(r.io);
+    out->ops += r.ops;
+    out->calls += r.calls;
+    out->found += r.found;
+    out->time_capped = out->time_capped || r.capped;
+    latencies.insert(latencies.end(), r.latencies_us.begin(),
+                     r.latencies_us.end());
+    for (const auto& [name, value] : r.engine) out->engine[name] += value;
+  }
+  out->p50_us = Percentile(&latencies, 0.50);
+  out->p99_us = Percentile(&latencies, 0.99);
+  return "";
+}
+
+}  // namespace compare
+}  // namespace sstfilter

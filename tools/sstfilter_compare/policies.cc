@@ -1,0 +1,445 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+
+#include "tools/sstfilter_compare/policies.h"
+
+#include <charconv>
+#include <cmath>
+#include <memory>
+#include <string_view>
+#include <system_error>
+
+#include "sstfilter/filter.h"
+
+namespace sstfilter {
+namespace compare {
+namespace {
+
+// Built-in bits-per-key ranges: RocksDB treats < 1 as "no filter" or 62%
+// FPR; LevelDB takes an int. 64 is far past any useful setting.
+constexpr double kBuiltinMinBits = 1;
+constexpr double kBuiltinMaxBits = 64;
+
+Status Bad(std::string_view entry, const std::string& why) {
+  return Status::InvalidArgument("policy \"" + std::string(entry) +
+                                 "\": " + why);
+}
+
+bool StartsWith(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+bool ParseNumber(std::string_view text, double* out) {
+  double v = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v,
+                           std::chars_format::fixed);
+  if (text.empty() || r.ec != std::errc() ||
+      r.ptr != text.data() + text.size() || !std::isfinite(v)) {
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+// Parses a built-in "<prefix><bits>" policy.
+Status ParseBuiltin(std::string_view entry, std::string_view bits,
+                    Family family, Policy* out) {
+  double v = 0;
+  if (!ParseNumber(bits, &v)) {
+    return Bad(entry, "bits per key \"" + std::string(bits) +
+                          "\" is not a decimal number");
+  }
+  if (!(v >= kBuiltinMinBits && v <= kBuiltinMaxBits)) {
+    return Bad(entry, "bits per key must be within [1, 64]");
+  }
+  if (family == Family::kLevelDBBloom && v != std::floor(v)) {
+    return Bad(entry, "LevelDB's Bloom takes whole bits per key");
+  }
+  out->family = family;
+  out->bits_per_key = v;
+  return Status::OK();
+}
+
+// <policy> of the grammar.
+Status ParsePolicy(std::string_view entry, std::string_view text, Policy* out) {
+  *out = Policy();
+  if (text == "none") return Status::OK();
+  if (StartsWith(text, "rocksdb:bloom:")) {
+    return ParseBuiltin(entry, text.substr(14), Family::kRocksDBBloom, out);
+  }
+  if (StartsWith(text, "rocksdb:ribbon:")) {
+    return ParseBuiltin(entry, text.substr(15), Family::kRocksDBRibbon, out);
+  }
+  if (StartsWith(text, "leveldb:bloom:")) {
+    return ParseBuiltin(entry, text.substr(14), Family::kLevelDBBloom, out);
+  }
+  if (StartsWith(text, "rocksdb:") || StartsWith(text, "leveldb:")) {
+    return Bad(entry,
+               "unknown built-in policy; expected rocksdb:bloom:<bits>, "
+               "rocksdb:ribbon:<bits> or leveldb:bloom:<bits>");
+  }
+  Status s = ParseFilterSpec(text, &out->spec);
+  if (!s.ok()) return Bad(entry, s.message());
+  s = out->spec.Validate();
+  if (!s.ok()) return Bad(entry, s.message());
+  out->family = Family::kSstfilter;
+  return Status::OK();
+}
+
+// <family> of the grammar: an sstfilter kind (with an optional seed) or a
+// sizeable built-in.
+Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
+  *out = Policy();
+  if (text == "rocksdb:bloom") {
+    out->family = Family::kRocksDBBloom;
+    return Status::OK();
+  }
+  if (text == "leveldb:bloom") {
+    out->family = Family::kLevelDBBloom;
+    return Status::OK();
+  }
+  if (text == "rocksdb:ribbon") {
+    return Bad(entry,
+               "rocksdb:ribbon cannot be sized to equal memory (its size "
+               "depends on the level); use it on the right of '@'");
+  }
+  if (text == "none") return Bad(entry, "'none' has no size to choose");
+  // An sstfilter kind: parse "<kind>:10[:seed=...]" (10 bits per key is
+  // valid for every kind) and keep kind and seed.
+  std::string probe(text);
+  const size_t colon = probe.find(':');
+  probe.insert(colon == std::string::npos ? probe.size() : colon, ":10");
+  FilterSpec spec;
+  Status s = ParseFilterSpec(probe, &spec);
+  if (!s.ok()) {
+    return Bad(entry, "\"" + std::string(text) +
+                          "\" is not a family: expected rocksdb:bloom, "
+                          "leveldb:bloom or an sstfilter kind (bloom, "
+                          "blocked_bloom, cuckoo)");
+  }
+  out->family = Family::kSstfilter;
+  out->spec = spec;
+  return Status::OK();
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = s.find(sep, start);
+    out.push_back(s.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string ReplaceAll(std::string s, char from, const std::string& to) {
+  std::string out;
+  for (char c : s) {
+    if (c == from) {
+      out += to;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string PlainLabel(const Policy& p) { return p.ToString(); }
+
+std::string SizedLabel(const PolicyRequest& r) {
+  return r.policy.FamilyName() + "@" + r.reference.ToString();
+}
+
+}  // namespace
+
+const char* EngineName(EngineBit e) {
+  switch (e) {
+    case kRocksDB:
+      return "rocksdb";
+    case kLevelDB:
+      return "leveldb";
+    default:
+      return "?";
+  }
+}
+
+std::string FormatNumber(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
+}
+
+std::string Policy::ToString() const {
+  switch (family) {
+    case Family::kNone:
+      return "none";
+    case Family::kSstfilter:
+      return spec.ToString();
+    case Family::kRocksDBBloom:
+      return "rocksdb:bloom:" + FormatNumber(bits_per_key);
+    case Family::kRocksDBRibbon:
+      return "rocksdb:ribbon:" + FormatNumber(bits_per_key);
+    case Family::kLevelDBBloom:
+      return "leveldb:bloom:" + FormatNumber(bits_per_key);
+  }
+  return "?";
+}
+
+std::string Policy::FamilyName() const {
+  switch (family) {
+    case Family::kNone:
+      return "none";
+    case Family::kSstfilter: {
+      std::string s = FilterKindName(spec.kind);
+      if (spec.seed != 0) s += ":seed=" + std::to_string(spec.seed);
+      return s;
+    }
+    case Family::kRocksDBBloom:
+      return "rocksdb:bloom";
+    case Family::kRocksDBRibbon:
+      return "rocksdb:ribbon";
+    case Family::kLevelDBBloom:
+      return "leveldb:bloom";
+  }
+  return "?";
+}
+
+unsigned Policy::engines() const {
+  switch (family) {
+    case Family::kRocksDBBloom:
+    case Family::kRocksDBRibbon:
+      return kRocksDB;
+    case Family::kLevelDBBloom:
+      return kLevelDB;
+    default:
+      return kAllEngines;
+  }
+}
+
+Status ParsePolicyEntry(const std::string& text, PolicyRequest* out) {
+  PolicyRequest r;
+  r.text = text;
+  std::string_view rest = text;
+  unsigned scope = kAllEngines;
+  if (StartsWith(rest, "rocksdb/")) {
+    scope = kRocksDB;
+    rest.remove_prefix(8);
+  } else if (StartsWith(rest, "leveldb/")) {
+    scope = kLevelDB;
+    rest.remove_prefix(8);
+  }
+  if (rest.empty()) return Bad(text, "empty policy");
+  const size_t at = rest.find('@');
+  Status s;
+  if (at == std::string_view::npos) {
+    s = ParsePolicy(text, rest, &r.policy);
+    if (!s.ok()) return s;
+    r.engines = scope & r.policy.engines();
+  } else {
+    const std::string_view ref = rest.substr(at + 1);
+    if (ref.find('@') != std::string_view::npos) {
+      return Bad(text, "only one '@' is allowed");
+    }
+    s = ParseFamily(text, rest.substr(0, at), &r.policy);
+    if (!s.ok()) return s;
+    s = ParsePolicy(text, ref, &r.reference);
+    if (!s.ok()) return s;
+    if (r.reference.family == Family::kNone) {
+      return Bad(text, "'none' has no filter memory to match");
+    }
+    r.sized = true;
+    r.engines = scope & r.policy.engines() & r.reference.engines();
+  }
+  if (r.engines == 0) {
+    return Bad(text,
+               "runs on no engine (its parts belong to different "
+               "engines, or its scope excludes its engine)");
+  }
+  *out = r;
+  return Status::OK();
+}
+
+Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
+                       std::vector<PolicyRequest>* out) {
+  std::vector<std::string> sweep;
+  if (!sweep_bits.empty()) {
+    for (const std::string& b : Split(sweep_bits, ',')) {
+      double v = 0;
+      if (!ParseNumber(b, &v) || v <= 0) {
+        return Status::InvalidArgument("--sweep_bits: \"" + b +
+                                       "\" is not a positive number");
+      }
+      sweep.push_back(b);
+    }
+  }
+  std::vector<PolicyRequest> result;
+  bool any_star = false;
+  for (const std::string& entry : Split(list, ',')) {
+    if (entry.empty()) {
+      return Status::InvalidArgument("--policies: empty entry in \"" + list +
+                                     "\"");
+    }
+    std::vector<std::string> expanded;
+    if (entry.find('*') != std::string::npos) {
+      any_star = true;
+      if (sweep.empty()) {
+        return Bad(entry, "has '*' but --sweep_bits is empty");
+      }
+      for (const std::string& b : sweep) {
+        expanded.push_back(ReplaceAll(entry, '*', b));
+      }
+    } else {
+      expanded.push_back(entry);
+    }
+    for (const std::string& e : expanded) {
+      PolicyRequest r;
+      Status s = ParsePolicyEntry(e, &r);
+      if (!s.ok()) return s;
+      result.push_back(r);
+    }
+  }
+  if (!sweep.empty() && !any_star) {
+    return Status::InvalidArgument(
+        "--sweep_bits is set but no --policies entry has a '*' to replace");
+  }
+  *out = result;
+  return Status::OK();
+}
+
+std::vector<PlannedRun> PlanRuns(const std::vector<PolicyRequest>& requests,
+                                 EngineBit engine) {
+  std::vector<PlannedRun> runs;
+  auto find = [&runs](const std::string& label) -> PlannedRun* {
+    for (PlannedRun& r : runs) {
+      if (r.label == label) return &r;
+    }
+    return nullptr;
+  };
+  // Plain entries that appear anywhere in the list are not implicit.
+  auto listed = [&](const std::string& label) {
+    for (const PolicyRequest& r : requests) {
+      if ((r.engines & engine) && !r.sized && PlainLabel(r.policy) == label) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const PolicyRequest& r : requests) {
+    if (!(r.engines & engine)) continue;
+    if (!r.sized) {
+      if (find(PlainLabel(r.policy)) != nullptr) continue;
+      PlannedRun p;
+      p.label = PlainLabel(r.policy);
+      p.policy = r.policy;
+      runs.push_back(p);
+      continue;
+    }
+    const std::string ref = PlainLabel(r.reference);
+    if (find(ref) == nullptr) {
+      PlannedRun p;
+      p.label = ref;
+      p.policy = r.reference;
+      p.implicit = !listed(ref);
+      runs.push_back(p);
+    }
+    const std::string label = SizedLabel(r);
+    if (find(label) != nullptr) continue;
+    PlannedRun p;
+    p.label = label;
+    p.sized = true;
+    p.policy = r.policy;
+    p.reference = r.reference;
+    runs.push_back(p);
+  }
+  return runs;
+}
+
+Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
+                    double target_bytes, const FilterBytesFn& builtin_bytes,
+                    Policy* out) {
+  if (keys_per_filter == 0) {
+    return Status::InvalidArgument("no keys per filter to size for");
+  }
+  double lo = kBuiltinMinBits, hi = kBuiltinMaxBits;
+  const bool whole_bits = x.family == Family::kLevelDBBloom;
+  std::unique_ptr<FilterBuilder> builder;
+  if (x.family == Family::kSstfilter) {
+    lo = MinBitsPerKey(x.spec.kind);
+    hi = MaxBitsPerKey(x.spec.kind);
+    FilterSpec probe = x.spec;
+    probe.bits_per_key = lo;
+    Status s = NewFilterBuilder(probe, &builder);
+    if (!s.ok()) return s;
+  }
+  std::string error;
+  // Bytes of one filter of x at b bits per key.
+  auto size_at = [&](double b) -> double {
+    Policy p = x;
+    p.bits_per_key = b;
+    p.spec.bits_per_key = b;
+    if (x.family == Family::kSstfilter) {
+      std::unique_ptr<FilterBuilder> sized;
+      if (!NewFilterBuilder(p.spec, &sized).ok()) return INFINITY;
+      return static_cast<double>(sized->FilterSize(keys_per_filter));
+    }
+    uint64_t bytes = 0;
+    const std::string e = builtin_bytes(p, keys_per_filter, &bytes);
+    if (!e.empty()) {
+      error = e;
+      return INFINITY;
+    }
+    return static_cast<double>(bytes);
+  };
+  auto finish = [&](double b) {
+    *out = x;
+    out->bits_per_key = b;
+    out->spec.bits_per_key = b;
+  };
+  const double min_bits = lo;
+  const double smallest = size_at(lo);
+  if (!error.empty()) return Status::InvalidArgument(error);
+  if (smallest > target_bytes) {
+    return Status::InvalidArgument(
+        x.FamilyName() + " at its minimum of " + FormatNumber(lo) +
+        " bits/key already takes " + FormatNumber(smallest) +
+        " bytes per filter of " + std::to_string(keys_per_filter) +
+        " keys, more than the " + FormatNumber(std::round(target_bytes)) +
+        " to match");
+  }
+  if (size_at(hi) <= target_bytes) {
+    finish(hi);
+    return Status::OK();
+  }
+  // Invariant: size_at(lo) <= target < size_at(hi).
+  if (whole_bits) {
+    while (hi - lo > 1) {
+      const double mid = std::floor((lo + hi) / 2);
+      (size_at(mid) <= target_bytes ? lo : hi) = mid;
+    }
+    finish(lo);
+    return error.empty() ? Status::OK() : Status::InvalidArgument(error);
+  }
+  for (int i = 0; i < 40 && hi - lo > 1e-4; i++) {
+    const double mid = (lo + hi) / 2;
+    (size_at(mid) <= target_bytes ? lo : hi) = mid;
+  }
+  // Prefer the shortest decimal (at most 3 places: RocksDB keeps
+  // millibits) that gives the same filter size as lo; else lo itself,
+  // rounded down to 3 places while that stays within range.
+  const double size_lo = size_at(lo);
+  double best = std::floor(lo * 1000) / 1000;
+  if (best < min_bits) best = lo;
+  for (double scale : {1.0, 10.0, 100.0, 1000.0}) {
+    const double c = std::floor(lo * scale) / scale;
+    if (c >= min_bits && size_at(c) == size_lo) {
+      best = c;
+      break;
+    }
+  }
+  finish(best);
+  return error.empty() ? Status::OK() : Status::InvalidArgument(error);
+}
+
+}  // namespace compare
+}  // namespace sstfilter

@@ -1,0 +1,119 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The filter policies a comparison runs, as given by --policies:
+//
+//   <list>    ::= <entry> ("," <entry>)*
+//   <entry>   ::= [<engine> "/"] (<policy> | <family> "@" <policy>)
+//   <engine>  ::= "rocksdb" | "leveldb"
+//   <policy>  ::= "none"                       no filter
+//               | "rocksdb:bloom:" <bits>      RocksDB's built-in Bloom
+//               | "rocksdb:ribbon:" <bits>     RocksDB's Ribbon (Bloom-
+//                                              equivalent bits per key)
+//               | "leveldb:bloom:" <int bits>  LevelDB's built-in Bloom
+//               | <sstfilter spec>             "blocked_bloom:10", "cuckoo:12"
+//   <family>  ::= "rocksdb:bloom" | "leveldb:bloom" | <sstfilter kind>
+//
+// "X@Y" is family X at equal memory with policy Y: X's bits per key are
+// chosen, after Y is built and measured on the same engine, so that a
+// filter of X for the mean number of keys per filter of Y's database takes
+// at most the mean bytes of Y's filters. "cuckoo@rocksdb:bloom:10",
+// "rocksdb:bloom@cuckoo:12". Y is run too, before X, if the list lacks it.
+//
+// Engine-specific policies run on their engine only; "none", sstfilter
+// specs and X@Y of two sstfilter policies run on every engine, unless
+// scoped with "rocksdb/" or "leveldb/". A "*" in an entry is replaced by
+// each value of --sweep_bits in turn ("cuckoo:*", "rocksdb:bloom:*").
+
+#ifndef SSTFILTER_TOOLS_COMPARE_POLICIES_H_
+#define SSTFILTER_TOOLS_COMPARE_POLICIES_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sstfilter/spec.h"
+#include "sstfilter/status.h"
+
+namespace sstfilter {
+namespace compare {
+
+// Engines, as bits of a set.
+enum EngineBit : unsigned { kRocksDB = 1, kLevelDB = 2, kAllEngines = 3 };
+const char* EngineName(EngineBit e);
+
+enum class Family {
+  kNone,
+  kSstfilter,
+  kRocksDBBloom,
+  kRocksDBRibbon,
+  kLevelDBBloom
+};
+
+// One concrete policy.
+struct Policy {
+  Family family = Family::kNone;
+  double bits_per_key = 0;  // built-in families
+  FilterSpec spec;          // kSstfilter
+
+  // "none", "rocksdb:bloom:10", "leveldb:bloom:10", "blocked_bloom:10", ...
+  std::string ToString() const;
+  // The family without its size: "rocksdb:bloom", "cuckoo", "none".
+  std::string FamilyName() const;
+  // Engines it can run on.
+  unsigned engines() const;
+};
+
+// One entry of --policies, after "*" expansion.
+struct PolicyRequest {
+  std::string text;      // as written
+  unsigned engines = 0;  // where it runs
+  bool sized = false;    // "X@Y"
+  Policy policy;         // the policy; for X@Y only its family (and kind)
+  Policy reference;      // Y of X@Y
+};
+
+// Parses one entry. Errors are InvalidArgument and quote the entry.
+Status ParsePolicyEntry(const std::string& text, PolicyRequest* out);
+// Parses the whole list, expanding "*" with `sweep_bits` (a comma list of
+// numbers, or ""). An empty list, an entry that runs on no engine, or
+// "*" without --sweep_bits (and the reverse) are errors.
+Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
+                       std::vector<PolicyRequest>* out);
+
+// One run on one engine, in run order.
+struct PlannedRun {
+  std::string label;  // "none", "cuckoo:12", "cuckoo@rocksdb:bloom:10"
+  bool sized = false;
+  Policy policy;          // resolved for plain runs; family only when sized
+  Policy reference;       // sized: Y, planned earlier in the same list
+  bool implicit = false;  // added as the reference of an X@Y entry
+};
+
+// The runs of `engine` (one bit), each reference before its X@Y entries,
+// duplicates removed.
+std::vector<PlannedRun> PlanRuns(const std::vector<PolicyRequest>& requests,
+                                 EngineBit engine);
+
+// Bytes of one filter of `policy` holding `num_keys` distinct keys, as the
+// engine builds it. Returns "" or an error.
+using FilterBytesFn = std::function<std::string(
+    const Policy& policy, uint64_t num_keys, uint64_t* bytes)>;
+
+// Chooses the bits per key of family `x` (x.spec.kind and x.spec.seed for
+// sstfilter) whose filter for `keys_per_filter` keys takes at most
+// `target_bytes`, as large as possible; writes the policy to *out. An
+// sstfilter family is sized with its builder's FilterSize, others with
+// `builtin_bytes`. NotSupported if the kind has no builder in this build,
+// InvalidArgument if even the smallest filter of x is larger.
+Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
+                    double target_bytes, const FilterBytesFn& builtin_bytes,
+                    Policy* out);
+
+// The shortest decimal form of v ("10", "9.5", "12.625").
+std::string FormatNumber(double v);
+
+}  // namespace compare
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_TOOLS_COMPARE_POLICIES_H_

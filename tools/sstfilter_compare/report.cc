@@ -1,0 +1,618 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+
+#include "tools/sstfilter_compare/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sstfilter {
+namespace compare {
+namespace {
+
+std::string Printf(const char* format, ...)
+    __attribute__((format(printf, 1, 2)));
+std::string Printf(const char* format, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, format);
+  std::vsnprintf(buf, sizeof(buf), format, ap);
+  va_end(ap);
+  return buf;
+}
+
+// Columns padded to their widest cell; numbers right-aligned.
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) {
+    rows_.push_back(std::move(header));
+  }
+  void Add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  size_t size() const { return rows_.size() - 1; }
+
+  std::string Render() const {
+    std::vector<size_t> width;
+    std::vector<bool> numeric;
+    for (const auto& row : rows_) {
+      for (size_t c = 0; c < row.size(); c++) {
+        if (c >= width.size()) {
+          width.push_back(0);
+          numeric.push_back(true);
+        }
+        width[c] = std::max(width[c], row[c].size());
+      }
+    }
+    for (size_t r = 1; r < rows_.size(); r++) {
+      for (size_t c = 0; c < rows_[r].size(); c++) {
+        const std::string& s = rows_[r][c];
+        if (!s.empty() && s != "-" &&
+            s.find_first_not_of("0123456789.-+e%x") != std::string::npos) {
+          numeric[c] = false;
+        }
+      }
+    }
+    std::string out;
+    for (const auto& row : rows_) {
+      std::string line;
+      for (size_t c = 0; c < row.size(); c++) {
+        const size_t pad = width[c] - row[c].size();
+        if (c > 0) line += "  ";
+        if (numeric[c]) line.append(pad, ' ');
+        line += row[c];
+        if (!numeric[c] && c + 1 < row.size()) line.append(pad, ' ');
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::vector<std::string>> rows_;
+};
+
+std::string Tree(const BuildResult& b) {
+  std::string s;
+  size_t last = 0;
+  for (size_t l = 0; l < b.files_per_level.size(); l++) {
+    if (b.files_per_level[l] > 0) last = l + 1;
+  }
+  for (size_t l = 0; l < last; l++) {
+    if (!s.empty()) s += ' ';
+    s += "L" + std::to_string(l) + ":" + std::to_string(b.files_per_level[l]);
+  }
+  return s.empty() ? "-" : s;
+}
+
+// Reads per op of `run` relative to the engine's baseline, or -1.
+double RatioVsBase(const Report& report, const PolicyRun& run,
+                   const PhaseResult& phase) {
+  const PolicyRun* base = report.Baseline(run.engine);
+  if (base == nullptr) return -1;
+  const PhaseResult* b = base->Find(phase.phase);
+  if (b == nullptr || b->reads_per_op() <= 0) return -1;
+  return phase.reads_per_op() / b->reads_per_op();
+}
+
+// Reads per op of `x` relative to `y` in phase p, or -1.
+double Ratio(const PolicyRun& x, const PolicyRun& y, Phase p) {
+  const PhaseResult* a = x.Find(p);
+  const PhaseResult* b = y.Find(p);
+  if (a == nullptr || b == nullptr || b->reads_per_op() <= 0) return -1;
+  return a->reads_per_op() / b->reads_per_op();
+}
+
+std::string OrDash(double v, const char* format) {
+  return v < 0 ? "-" : Printf(format, v);
+}
+
+// --- CSV and JSON values ---
+
+std::string Num(double v) { return Printf("%.10g", v); }
+std::string Num(uint64_t v) {
+  return Printf("%llu", static_cast<unsigned long long>(v));
+}
+std::string Num(int64_t v) { return Printf("%lld", static_cast<long long>(v)); }
+// Unknown values (< 0) are empty in CSV, null in JSON.
+std::string CsvMaybe(double v) { return v < 0 ? "" : Num(v); }
+std::string JsonMaybe(double v) { return v < 0 ? "null" : Num(v); }
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20) {
+          out += Printf("\\u%04x", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A JSON object written member by member.
+class JsonObject {
+ public:
+  explicit JsonObject(int indent) : indent_(indent) {}
+  JsonObject& Raw(const std::string& key, const std::string& value) {
+    members_.push_back(JsonString(key) + ": " + value);
+    return *this;
+  }
+  JsonObject& Str(const std::string& key, const std::string& value) {
+    return Raw(key, JsonString(value));
+  }
+  JsonObject& Bool(const std::string& key, bool value) {
+    return Raw(key, value ? "true" : "false");
+  }
+  std::string Render() const {
+    const std::string pad(static_cast<size_t>(indent_ + 2), ' ');
+    std::string out = "{\n";
+    for (size_t i = 0; i < members_.size(); i++) {
+      out += pad + members_[i] + (i + 1 < members_.size() ? ",\n" : "\n");
+    }
+    return out + std::string(static_cast<size_t>(indent_), ' ') + "}";
+  }
+
+ private:
+  const int indent_;
+  std::vector<std::string> members_;
+};
+
+std::string JsonArray(const std::vector<std::string>& items, int indent) {
+  if (items.empty()) return "[]";
+  const std::string pad(static_cast<size_t>(indent + 2), ' ');
+  std::string out = "[\n";
+  for (size_t i = 0; i < items.size(); i++) {
+    out += pad + items[i] + (i + 1 < items.size() ? ",\n" : "\n");
+  }
+  return out + std::string(static_cast<size_t>(indent), ' ') + "]";
+}
+
+}  // namespace
+
+std::string FormatText(const Report& report) {
+  std::string out;
+  for (const auto& [key, value] : report.header) {
+    out += key + ": " + value + "\n";
+  }
+  for (const EngineInfo& e : report.engines) {
+    out += e.name + " " + e.version + ": " + e.io_mode + "\n";
+  }
+  const uint64_t n = report.num_keys;
+
+  TextTable filters({"engine", "policy", "filter", "bits/key", "mem bits/key",
+                     "keys/filter", "load s", "build s", "build %", "tree"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped) continue;
+    filters.Add(
+        {r.engine, r.label, r.policy.ToString(),
+         Printf("%.2f", r.bits_per_key_disk(n)),
+         OrDash(r.bits_per_key_memory(n), "%.2f"),
+         r.build.num_filters ? Printf("%.1f", r.keys_per_filter(n)) : "-",
+         Printf("%.1f", r.build.load_seconds),
+         Printf("%.2f", r.build.filter_build_seconds),
+         Printf("%.1f", 100 * r.build_share()), Tree(r.build)});
+  }
+  out +=
+      "\nFilters (bits/key: filter blocks on disk per key loaded; mem: "
+      "held in memory by the open DB; build %: share of the load time "
+      "spent building filters)\n";
+  out += filters.Render();
+
+  TextTable lookups({"engine", "policy", "phase", "ops", "probes/op", "FPR %",
+                     "reads/op", "x base", "bytes/op", "kops/s", "p50 us",
+                     "p99 us"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped) continue;
+    for (const PhaseResult& p : r.phases) {
+      const double fpr = p.fpr();
+      lookups.Add({r.engine, r.label, PhaseName(p.phase),
+                   Num(p.ops) + (p.time_capped ? "+" : ""),
+                   Printf("%.3f", p.probes_per_op()),
+                   fpr < 0 ? "-" : Printf("%.4f", 100 * fpr),
+                   Printf("%.4f", p.reads_per_op()),
+                   OrDash(RatioVsBase(report, r, p), "%.3f"),
+                   Printf("%.0f", p.bytes_per_op()),
+                   Printf("%.1f", p.ops_per_second() / 1000),
+                   Printf("%.1f", p.p50_us), Printf("%.1f", p.p99_us)});
+    }
+  }
+  std::string bases;
+  for (const EngineInfo& e : report.engines) {
+    const PolicyRun* b = report.Baseline(e.name);
+    if (b != nullptr) bases += (bases.empty() ? "" : ", ") + b->label;
+  }
+  out +=
+      "\nLookups (ops: keys looked up, '+' if --phase_seconds stopped the "
+      "phase early; probes: filter queries; reads: table-file reads, i.e. "
+      "data blocks; x base: reads/op over those of " +
+      (bases.empty() ? std::string("(no baseline ran)") : bases) +
+      " in the same phase; latency per Get or MultiGet call)\n";
+  out += lookups.Render();
+
+  TextTable pairs({"engine", "policy", "filter", "bits/key", "reference",
+                   "ref bits/key", "absent x", "neighbour x", "present x"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped || !r.sized) continue;
+    const PolicyRun* y = report.FindRun(r.engine, r.reference);
+    if (y == nullptr) continue;
+    pairs.Add({r.engine, r.label, r.policy.ToString(),
+               Printf("%.2f", r.bits_per_key_disk(n)), y->label,
+               Printf("%.2f", y->bits_per_key_disk(n)),
+               OrDash(Ratio(r, *y, Phase::kAbsent), "%.3f"),
+               OrDash(Ratio(r, *y, Phase::kNeighbour), "%.3f"),
+               OrDash(Ratio(r, *y, Phase::kPresent), "%.3f")});
+  }
+  if (pairs.size() > 0) {
+    out +=
+        "\nEqual memory (X@Y: X's bits/key chosen so its filters take at "
+        "most Y's bytes; x: reads/op of X over those of Y)\n";
+    out += pairs.Render();
+  }
+
+  TextTable skipped({"engine", "policy", "reason"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped) skipped.Add({r.engine, r.label, r.skip_reason});
+  }
+  if (skipped.size() > 0) {
+    out += "\nSkipped\n" + skipped.Render();
+  }
+  if (!report.notes.empty()) {
+    out += "\nNotes\n";
+    for (const std::string& s : report.notes) out += "- " + s + "\n";
+  }
+  return out;
+}
+
+std::string FormatCsv(const Report& report) {
+  const uint64_t n = report.num_keys;
+  std::string out =
+      "engine,policy,filter,family,reference,implicit,bits_per_key_disk,"
+      "bits_per_key_memory,keys_per_filter,filter_bytes,num_filters,load_s,"
+      "filter_build_s,build_share,tree,phase,ops,calls,found,seconds,"
+      "time_capped,probes_per_op,fpr,reads_per_op,ratio_vs_base,bytes_per_op,"
+      "ops_per_s,p50_us,p99_us\n";
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped) continue;
+    for (const PhaseResult& p : r.phases) {
+      const std::vector<std::string> fields = {
+          r.engine,
+          r.label,
+          r.policy.ToString(),
+          r.policy.FamilyName(),
+          r.reference,
+          r.implicit ? "1" : "0",
+          Num(r.bits_per_key_disk(n)),
+          CsvMaybe(r.bits_per_key_memory(n)),
+          Num(r.keys_per_filter(n)),
+          Num(r.build.filter_block_bytes),
+          Num(r.build.num_filters),
+          Num(r.build.load_seconds),
+          Num(r.build.filter_build_seconds),
+          Num(r.build_share()),
+          Tree(r.build),
+          PhaseName(p.phase),
+          Num(p.ops),
+          Num(p.calls),
+          Num(p.found),
+          Num(p.seconds),
+          p.time_capped ? "1" : "0",
+          Num(p.probes_per_op()),
+          CsvMaybe(p.fpr()),
+          Num(p.reads_per_op()),
+          CsvMaybe(RatioVsBase(report, r, p)),
+          Num(p.bytes_per_op()),
+          Num(p.ops_per_second()),
+          Num(p.p50_us),
+          Num(p.p99_us),
+      };
+      for (size_t i = 0; i < fields.size(); i++) {
+        out += (i ? "," : "") + CsvField(fields[i]);
+      }
+      out += "\n";
+    }
+  }
+  return out;
+}
+
+std::string FormatJson(const Report& report) {
+  const uint64_t n = report.num_keys;
+  JsonObject root(0);
+  root.Str("tool", "sstfilter_compare");
+  JsonObject header(2);
+  for (const auto& [key, value] : report.header) header.Str(key, value);
+  root.Raw("header", header.Render());
+  root.Raw("num_keys", Num(n));
+  std::vector<std::string> engines;
+  for (const EngineInfo& e : report.engines) {
+    engines.push_back(JsonObject(4)
+                          .Str("name", e.name)
+                          .Str("version", e.version)
+                          .Str("io_mode", e.io_mode)
+                          .Render());
+  }
+  root.Raw("engines", JsonArray(engines, 2));
+  std::vector<std::string> bases;
+  for (const std::string& b : report.baselines) bases.push_back(JsonString(b));
+  root.Raw("baselines", JsonArray(bases, 2));
+
+  std::vector<std::string> runs;
+  for (const PolicyRun& r : report.runs) {
+    JsonObject run(4);
+    run.Str("engine", r.engine)
+        .Str("policy", r.label)
+        .Str("filter", r.policy.ToString())
+        .Str("family", r.policy.FamilyName())
+        .Str("reference", r.reference)
+        .Bool("implicit", r.implicit)
+        .Bool("skipped", r.skipped);
+    if (r.skipped) {
+      run.Str("skip_reason", r.skip_reason);
+      runs.push_back(run.Render());
+      continue;
+    }
+    const BuildResult& b = r.build;
+    std::vector<std::string> levels, notes;
+    for (int f : b.files_per_level) levels.push_back(std::to_string(f));
+    for (const std::string& s : b.notes) notes.push_back(JsonString(s));
+    JsonObject build(6);
+    build.Raw("load_s", Num(b.load_seconds))
+        .Raw("filter_build_s", Num(b.filter_build_seconds))
+        .Raw("build_share", Num(r.build_share()))
+        .Raw("filters_built", Num(b.filters_built))
+        .Raw("filter_block_bytes", Num(b.filter_block_bytes))
+        .Raw("filter_bytes", Num(b.filter_bytes))
+        .Raw("num_filters", Num(b.num_filters))
+        .Raw("filter_memory_bytes",
+             b.filter_memory_bytes < 0 ? "null" : Num(b.filter_memory_bytes))
+        .Raw("table_reader_memory", Num(b.table_reader_memory))
+        .Raw("table_bytes", Num(b.table_bytes))
+        .Raw("num_entries", Num(b.num_entries))
+        .Raw("bits_per_key_disk", Num(r.bits_per_key_disk(n)))
+        .Raw("bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n)))
+        .Raw("keys_per_filter", Num(r.keys_per_filter(n)))
+        .Str("tree", Tree(b))
+        .Raw(
+            "files_per_level", "[" +
+                                   [&] {
+                                     std::string s;
+                                     for (size_t i = 0; i < levels.size();
+                                          i++) {
+                                       s += (i ? ", " : "") + levels[i];
+                                     }
+                                     return s;
+                                   }() +
+                                   "]")
+        .Raw("notes", JsonArray(notes, 6));
+    run.Raw("build", build.Render());
+    std::vector<std::string> phases;
+    for (const PhaseResult& p : r.phases) {
+      JsonObject counters(10);
+      for (const auto& [name, value] : p.engine) counters.Raw(name, Num(value));
+      phases.push_back(
+          JsonObject(8)
+              .Str("phase", PhaseName(p.phase))
+              .Raw("ops", Num(p.ops))
+              .Raw("calls", Num(p.calls))
+              .Raw("found", Num(p.found))
+              .Raw("seconds", Num(p.seconds))
+              .Bool("time_capped", p.time_capped)
+              .Raw("probes", Num(p.io.probes))
+              .Raw("positives", Num(p.io.positives))
+              .Raw("reads", Num(p.io.reads))
+              .Raw("bytes", Num(p.io.bytes))
+              .Raw("probes_per_op", Num(p.probes_per_op()))
+              .Raw("fpr", JsonMaybe(p.fpr()))
+              .Raw("reads_per_op", Num(p.reads_per_op()))
+              .Raw("ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p)))
+              .Raw("bytes_per_op", Num(p.bytes_per_op()))
+              .Raw("ops_per_s", Num(p.ops_per_second()))
+              .Raw("p50_us", Num(p.p50_us))
+              .Raw("p99_us", Num(p.p99_us))
+              .Raw("engine_counters", counters.Render())
+              .Render());
+    }
+    run.Raw("phases", JsonArray(phases, 6));
+    runs.push_back(run.Render());
+  }
+  root.Raw("runs", JsonArray(runs, 2));
+  std::vector<std::string> notes;
+  for (const std::string& s : report.notes) notes.push_back(JsonString(s));
+  root.Raw("notes", JsonArray(notes, 2));
+  return root.Render() + "\n";
+}
+
+// --- charts
+// ---------------------------------------------------------------------
+
+namespace {
+
+// One line of a chart: the runs of one filter family on one engine, in
+// order of bits per key.
+struct Series {
+  std::string engine;
+  std::string family;
+  std::vector<const PolicyRun*> runs;
+};
+
+std::vector<Series> PlotSeries(const Report& report) {
+  std::vector<Series> series;
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped || r.policy.family == Family::kNone) continue;
+    if (r.Find(Phase::kAbsent) == nullptr) continue;
+    Series* s = nullptr;
+    for (Series& x : series) {
+      if (x.engine == r.engine && x.family == r.policy.FamilyName()) s = &x;
+    }
+    if (s == nullptr) {
+      series.push_back({r.engine, r.policy.FamilyName(), {}});
+      s = &series.back();
+    }
+    s->runs.push_back(&r);
+  }
+  for (Series& s : series) {
+    std::sort(s.runs.begin(), s.runs.end(),
+              [](const PolicyRun* a, const PolicyRun* b) {
+                return a->build.filter_block_bytes <
+                       b->build.filter_block_bytes;
+              });
+  }
+  return series;
+}
+
+}  // namespace
+
+std::string FormatPlotData(const Report& report) {
+  std::string out;
+  int index = 0;
+  for (const Series& s : PlotSeries(report)) {
+    out += Printf("# index %d: %s %s\n", index++, s.engine.c_str(),
+                  s.family.c_str());
+    out +=
+        "# bits_per_key reads_absent reads_neighbour fpr_absent_pct "
+        "fpr_neighbour_pct policy\n";
+    for (const PolicyRun* r : s.runs) {
+      const PhaseResult* a = r->Find(Phase::kAbsent);
+      const PhaseResult* nb = r->Find(Phase::kNeighbour);
+      auto pct = [](const PhaseResult* p) {
+        return p == nullptr || p->fpr() < 0 ? std::string("NaN")
+                                            : Num(100 * p->fpr());
+      };
+      out += Num(r->bits_per_key_disk(report.num_keys)) + " " +
+             Num(a->reads_per_op()) + " " +
+             (nb ? Num(nb->reads_per_op()) : std::string("NaN")) + " " +
+             pct(a) + " " + pct(nb) + " " + JsonString(r->label) + "\n";
+    }
+    out += "\n\n";
+  }
+  return out;
+}
+
+std::string FormatPlotScript(const Report& report,
+                             const std::string& terminal) {
+  const std::vector<Series> series = PlotSeries(report);
+  std::vector<std::string> engines;
+  for (const Series& s : series) {
+    if (std::find(engines.begin(), engines.end(), s.engine) == engines.end()) {
+      engines.push_back(s.engine);
+    }
+  }
+  // One colour per family, the same in every panel.
+  std::map<std::string, int> colour;
+  for (const Series& s : series) {
+    colour.emplace(s.family, static_cast<int>(colour.size()) + 1);
+  }
+  const int panels = static_cast<int>(engines.size());
+  std::string out =
+      "# Drawn by sstfilter_compare --plot; run in this folder: "
+      "gnuplot plots.gp\n";
+  out += Printf("set terminal %s size %d,520 font \"sans,10\"\n",
+                terminal.c_str(), 80 + 640 * std::max(1, panels));
+  out += "set termoption noenhanced\n";
+  // Colours that stay readable on white, one per family.
+  const char* const kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                                  "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+  for (int i = 0; i < 8; i++) {
+    out += Printf("set linetype %d lc rgb \"%s\" lw 1.5\n", i + 1, kColours[i]);
+  }
+  out +=
+      "set grid\nset logscale y\nset key bottom left font \",9\"\n"
+      "set xlabel \"filter bits per key (on disk)\"\n";
+  for (int chart = 0; chart < 2; chart++) {
+    const bool reads = chart == 0;
+    out +=
+        std::string("set output '") + (reads ? "reads.png" : "fpr.png") + "'\n";
+    out += Printf("set multiplot layout 1,%d\n", std::max(1, panels));
+    out += std::string("set ylabel \"") +
+           (reads ? "data-block reads per Get"
+                  : "false positives per filter probe (%)") +
+           "\"\n";
+    for (const std::string& engine : engines) {
+      std::string version;
+      for (const EngineInfo& e : report.engines) {
+        if (e.name == engine) version = e.version;
+      }
+      out += "set title \"" + engine + " " + version + ": " +
+             (reads ? "reads per Get, " : "FPR, ") +
+             "absent keys (solid), neighbour keys (dashed)\"\n";
+      std::vector<std::string> plots;
+      // Points are labelled with their policy unless there are many (a
+      // sweep draws curves); labels need room on the right.
+      size_t points = 0;
+      for (const Series& s : series) {
+        if (s.engine == engine) points += s.runs.size();
+      }
+      const bool labels = points <= 10;
+      out += labels ? "set offsets graph 0.05, graph 0.35, 0, 0\n"
+                    : "set offsets graph 0.02, graph 0.02, 0, 0\n";
+      int index = 0;
+      for (const Series& s : series) {
+        const int i = index++;
+        if (s.engine != engine) continue;
+        const int c = colour[s.family];
+        const int absent_col = reads ? 2 : 4;
+        plots.push_back(Printf(
+            "'plot.dat' index %d using 1:%d with linespoints lc %d pt 7 dt 1 "
+            "title \"%s\"",
+            i, absent_col, c, s.family.c_str()));
+        plots.push_back(Printf(
+            "'plot.dat' index %d using 1:%d with linespoints lc %d pt 6 dt 2 "
+            "notitle",
+            i, absent_col + 1, c));
+        if (labels) {
+          plots.push_back(Printf(
+              "'plot.dat' index %d using 1:%d:6 with labels left offset 1,0 "
+              "font \",8\" tc lt %d notitle",
+              i, absent_col, c));
+        }
+      }
+      if (reads) {
+        const PolicyRun* none = report.FindRun(engine, "none");
+        const PhaseResult* a = none ? none->Find(Phase::kAbsent) : nullptr;
+        if (a != nullptr && a->reads_per_op() > 0) {
+          plots.push_back(Num(a->reads_per_op()) +
+                          " with lines lc rgb \"black\" dt 2 title \"no "
+                          "filter (absent)\"");
+        }
+      }
+      out += "plot ";
+      for (size_t i = 0; i < plots.size(); i++) {
+        out += (i ? ", \\\n     " : "") + plots[i];
+      }
+      out += "\n";
+    }
+    out += "unset multiplot\n";
+  }
+  return out;
+}
+
+}  // namespace compare
+}  // namespace sstfilter

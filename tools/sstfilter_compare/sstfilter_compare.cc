@@ -1,0 +1,723 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// sstfilter_compare: how many disk reads each filter saves, and what it
+// costs, on real RocksDB and LevelDB databases, side by side with the
+// engines' built-in filters. See docs/COMPARE.md.
+//
+//   sstfilter_compare --num=1000000 --out=results/now --plot
+//   sstfilter_compare --engines=rocksdb
+//   --policies=none,rocksdb:bloom:10,cuckoo:12 sstfilter_compare
+//   --policies='rocksdb:bloom:*,cuckoo:*' --sweep_bits=8,12,16
+//
+// For every engine and policy it builds a fresh database of --num keys in a
+// multi-level tree, then looks up present keys, random absent keys,
+// neighbours of present keys and MultiGet batches, counting table-file
+// reads and filter probes the same way for both engines. Flags and policies
+// are all checked before any work starts; result files are written only
+// when every run has finished.
+
+#include <fcntl.h>
+#include <gflags/gflags.h>
+#include <leveldb/db.h>
+#include <rocksdb/version.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/leveldb.h"
+#include "sstfilter/rocksdb.h"
+#include "tools/sstfilter_compare/engine.h"
+#include "tools/sstfilter_compare/policies.h"
+#include "tools/sstfilter_compare/progress.h"
+#include "tools/sstfilter_compare/report.h"
+#include "tools/sstfilter_compare/results.h"
+#include "tools/sstfilter_compare/workload.h"
+
+#ifndef SSTFILTER_VERSION
+#define SSTFILTER_VERSION "unknown"
+#endif
+#ifndef SSTFILTER_SOURCE_REV
+#define SSTFILTER_SOURCE_REV ""
+#endif
+
+DEFINE_string(engines, "rocksdb,leveldb",
+              "Engines to compare: rocksdb, leveldb.");
+DEFINE_string(policies,
+              "none,rocksdb:bloom:10,rocksdb:ribbon:10,leveldb:bloom:10,"
+              "blocked_bloom:10,cuckoo@rocksdb:bloom:10,"
+              "cuckoo@leveldb:bloom:10,rocksdb:bloom@cuckoo:12",
+              "Comma-separated filter policies: none, rocksdb:bloom:<bits>, "
+              "rocksdb:ribbon:<bits>, leveldb:bloom:<bits>, sstfilter specs "
+              "(blocked_bloom:10, cuckoo:12, bloom:10), and X@Y for family X "
+              "at the filter memory of policy Y (cuckoo@rocksdb:bloom:10). "
+              "Prefix rocksdb/ or leveldb/ to run an entry on one engine; "
+              "'*' takes each value of --sweep_bits.");
+DEFINE_string(sweep_bits, "",
+              "Comma-separated bits per key that replace '*' in --policies.");
+DEFINE_string(baseline, "rocksdb:bloom:10,leveldb:bloom:10",
+              "Policies whose reads the 'x base' column divides by: on each "
+              "engine the first of them that ran.");
+DEFINE_uint64(num, 1000000, "Keys loaded into every database.");
+DEFINE_int32(key_size, 16, "Key size in bytes (at least 9).");
+DEFINE_int32(value_size, 100, "Value size in bytes.");
+DEFINE_uint64(seed, 301, "Seed of keys, values and lookups.");
+DEFINE_uint64(reads, 50000, "Keys looked up in each phase.");
+DEFINE_double(phase_seconds, 2,
+              "Time limit of each lookup phase (0: none); a phase that hits "
+              "it reports what it did so far ('+' after its ops).");
+DEFINE_int32(threads, 2, "Lookup threads.");
+DEFINE_string(phases, "present,absent,neighbour,multiget",
+              "Lookup phases: present, absent (random absent keys), "
+              "neighbour (present keys with the last byte changed), "
+              "multiget (batches; RocksDB only).");
+DEFINE_int32(batch, 32, "Keys per MultiGet call.");
+DEFINE_double(multiget_present, 0.5,
+              "Fraction of present keys in MultiGet batches.");
+DEFINE_int32(levels, 3,
+             "RocksDB: levels below L0 that the tree is built into.");
+DEFINE_int32(l0_files, 2, "RocksDB: L0 files on top of the levels.");
+DEFINE_bool(direct_io, true,
+            "RocksDB: read tables with O_DIRECT if the file system allows "
+            "(LevelDB has no direct I/O).");
+DEFINE_string(db_dir, "",
+              "Folder for the databases (one subfolder each). Default: a new "
+              "temporary folder under $TMPDIR or /tmp, removed at the end.");
+DEFINE_bool(keep, false, "Keep the databases.");
+DEFINE_string(out, "",
+              "Results folder for results.txt, results.csv, results.json "
+              "(and the charts); created if missing. Empty: terminal only.");
+DEFINE_bool(plot, false,
+            "Draw reads.png and fpr.png with gnuplot (needs --out).");
+DEFINE_string(source_rev, SSTFILTER_SOURCE_REV,
+              "Source revision recorded with the results.");
+DEFINE_bool(progress, true, "Progress lines on stderr.");
+
+namespace sstfilter {
+namespace compare {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kUsageError = 2;
+constexpr int kRunError = 1;
+
+int Fail(int code, const std::string& message) {
+  std::fprintf(stderr, "sstfilter_compare: %s\n", message.c_str());
+  if (code == kUsageError) {
+    std::fprintf(stderr, "sstfilter_compare: --helpshort lists the flags\n");
+  }
+  return code;
+}
+
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = s.find(',', start);
+    out.push_back(s.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string Shell(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+std::string UtcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// True if files in `dir` can be opened with O_DIRECT.
+bool DirectIoWorks(const std::string& dir) {
+  const std::string probe = dir + "/.direct_io_probe";
+  const int fd = ::open(probe.c_str(), O_CREAT | O_RDWR | O_DIRECT, 0644);
+  if (fd < 0) return false;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return true;
+}
+
+bool WriteFile(const std::string& path, const std::string& text,
+               std::string* error) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.close();
+    if (!f) {
+      *error = "cannot write " + tmp;
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    *error = "cannot rename " + tmp + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+// The gnuplot terminal for PNG output, or "" if gnuplot cannot draw PNGs.
+std::string PngTerminal() {
+  for (const char* t : {"pngcairo", "png"}) {
+    const std::string cmd = std::string("gnuplot -e 'set terminal ") + t +
+                            "' >/dev/null 2>&1 </dev/null";
+    if (std::system(cmd.c_str()) == 0) return t;
+  }
+  return "";
+}
+
+// Removes the temporary database folder when the run ends, however it ends.
+class TempDir {
+ public:
+  TempDir() = default;
+  ~TempDir() {
+    if (!path_.empty() && !keep_) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  void Set(const std::string& path, bool keep) {
+    path_ = path;
+    keep_ = keep;
+  }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
+struct Flags {
+  unsigned engines = 0;
+  std::vector<EngineBit> engine_order;
+  std::vector<Phase> phases;
+  std::vector<PolicyRequest> policies;
+  std::vector<std::string> baselines;
+  std::string png_terminal;
+};
+
+// Checks every flag; returns "" or the problem.
+std::string CheckFlags(Flags* f) {
+  for (const std::string& e : Split(FLAGS_engines)) {
+    EngineBit bit;
+    if (e == "rocksdb") {
+      bit = kRocksDB;
+    } else if (e == "leveldb") {
+      bit = kLevelDB;
+    } else {
+      return "--engines: unknown engine \"" + e + "\" (rocksdb, leveldb)";
+    }
+    if (f->engines & bit) return "--engines: \"" + e + "\" given twice";
+    f->engines |= bit;
+    f->engine_order.push_back(bit);
+  }
+  for (const std::string& p : Split(FLAGS_phases)) {
+    bool known = false;
+    for (Phase ph : kAllPhases) {
+      if (p == PhaseName(ph)) {
+        for (Phase seen : f->phases) {
+          if (seen == ph) return "--phases: \"" + p + "\" given twice";
+        }
+        f->phases.push_back(ph);
+        known = true;
+      }
+    }
+    if (!known) {
+      return "--phases: unknown phase \"" + p +
+             "\" (present, absent, neighbour, multiget)";
+    }
+  }
+  Status s = ParsePolicyList(FLAGS_policies, FLAGS_sweep_bits, &f->policies);
+  if (!s.ok()) return "--policies: " + s.message();
+  bool any = false;
+  for (const PolicyRequest& r : f->policies)
+    any = any || (r.engines & f->engines);
+  if (!any) return "--policies: no policy runs on the engines of --engines";
+  if (!FLAGS_baseline.empty()) {
+    for (const std::string& b : Split(FLAGS_baseline)) {
+      PolicyRequest r;
+      s = ParsePolicyEntry(b, &r);
+      if (!s.ok()) return "--baseline: " + s.message();
+      if (r.sized) {
+        f->baselines.push_back(r.policy.FamilyName() + "@" +
+                               r.reference.ToString());
+      } else {
+        f->baselines.push_back(r.policy.ToString());
+      }
+    }
+  }
+  if (FLAGS_num < 1000 || FLAGS_num > 10000000000ULL) {
+    return "--num must be within [1000, 10^10]";
+  }
+  if (FLAGS_key_size < kMinKeySize || FLAGS_key_size > 4096) {
+    return "--key_size must be within [9, 4096] (8 bytes of key number and "
+           "at least one pad byte for neighbour keys)";
+  }
+  if (FLAGS_value_size < 0 || FLAGS_value_size > (1 << 20)) {
+    return "--value_size must be within [0, 1048576]";
+  }
+  if (FLAGS_reads < 1 || FLAGS_reads > 1000000000ULL) {
+    return "--reads must be within [1, 10^9]";
+  }
+  if (!(FLAGS_phase_seconds >= 0 && FLAGS_phase_seconds <= 86400)) {
+    return "--phase_seconds must be within [0, 86400]";
+  }
+  if (FLAGS_threads < 1 || FLAGS_threads > 256) {
+    return "--threads must be within [1, 256]";
+  }
+  if (FLAGS_batch < 1 || FLAGS_batch > 10000) {
+    return "--batch must be within [1, 10000]";
+  }
+  if (!(FLAGS_multiget_present >= 0 && FLAGS_multiget_present <= 1)) {
+    return "--multiget_present must be within [0, 1]";
+  }
+  if (FLAGS_levels < 1 || FLAGS_levels > 6) {
+    return "--levels must be within [1, 6]";
+  }
+  if (FLAGS_l0_files < 0 || FLAGS_l0_files > 20) {
+    return "--l0_files must be within [0, 20]";
+  }
+  if (!FLAGS_out.empty()) {
+    std::error_code ec;
+    if (fs::exists(FLAGS_out, ec) && !fs::is_directory(FLAGS_out, ec)) {
+      return "--out: " + FLAGS_out + " exists and is not a folder";
+    }
+    if (fs::exists(fs::path(FLAGS_out) / "results.json", ec)) {
+      return "--out: " + FLAGS_out +
+             " already holds results; choose another folder";
+    }
+  }
+  if (FLAGS_plot) {
+    if (FLAGS_out.empty())
+      return "--plot needs --out (a folder for the charts)";
+    f->png_terminal = PngTerminal();
+    if (f->png_terminal.empty()) {
+      return "--plot: gnuplot with PNG output not found (Debian: apt-get "
+             "install gnuplot-nox)";
+    }
+  }
+  return "";
+}
+
+// Why `policy` cannot run on `engine` in this build, or "" if it can. Only
+// "not supported" answers are returned; anything else is a bug.
+std::string Unsupported(const Policy& policy, EngineBit engine) {
+  if (policy.family != Family::kSstfilter) return "";
+  std::unique_ptr<FilterBuilder> builder;
+  Status s = NewFilterBuilder(policy.spec, &builder);
+  if (!s.ok()) return s.ToString();
+  if (engine == kRocksDB) {
+    std::shared_ptr<const rocksdb::FilterPolicy> p;
+    rocksdb::Status rs = NewRocksDBFilterPolicy(policy.spec.ToString(), &p);
+    if (!rs.ok()) return rs.ToString();
+  } else {
+    std::unique_ptr<const leveldb::FilterPolicy> p;
+    leveldb::Status ls = NewLevelDBFilterPolicy(policy.spec.ToString(), &p);
+    if (!ls.ok()) return ls.ToString();
+  }
+  return "";
+}
+
+std::string FormatBytes(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.2f", v);
+  return buf;
+}
+
+int Run(int argc, char** argv, const std::string& command) {
+  if (argc > 1) {
+    return Fail(kUsageError, std::string("unexpected argument \"") + argv[1] +
+                                 "\" (flags are --name=value)");
+  }
+  Flags flags;
+  const std::string bad = CheckFlags(&flags);
+  if (!bad.empty()) return Fail(kUsageError, bad);
+
+  Progress progress(FLAGS_progress,
+                    ::isatty(STDERR_FILENO) == 1 &&
+                        std::getenv("TERM") != nullptr &&
+                        std::string(std::getenv("TERM")) != "dumb");
+
+  // Plan every run, and skip (with the reason) what this build cannot make.
+  Report report;
+  report.num_keys = FLAGS_num;
+  report.baselines = flags.baselines;
+  struct Planned {
+    EngineBit engine;
+    PlannedRun run;
+  };
+  std::vector<Planned> plan;
+  for (EngineBit e : flags.engine_order) {
+    for (const PlannedRun& r : PlanRuns(flags.policies, e))
+      plan.push_back({e, r});
+  }
+  if (plan.empty()) return Fail(kUsageError, "nothing to run");
+
+  // The databases' folder.
+  TempDir temp;
+  std::string base = FLAGS_db_dir;
+  if (base.empty()) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
+                          "/sstfilter_compare.XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return Fail(kRunError, "cannot make a temporary folder from " + pattern +
+                                 ": " + std::strerror(errno));
+    }
+    base = pattern;
+    temp.Set(base, FLAGS_keep);
+  } else {
+    std::error_code ec;
+    fs::create_directories(base, ec);
+    if (ec) return Fail(kRunError, "--db_dir " + base + ": " + ec.message());
+  }
+  const bool direct = FLAGS_direct_io && DirectIoWorks(base);
+
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (EngineBit e : flags.engine_order) {
+    engines.push_back(
+        e == kRocksDB ? NewRocksDBEngine(direct, FLAGS_levels, FLAGS_l0_files)
+                      : NewLevelDBEngine());
+    report.engines.push_back({engines.back()->name(), engines.back()->version(),
+                              engines.back()->io_mode()});
+  }
+
+  std::string rev =
+      FLAGS_source_rev.empty() ? "" : " (" + FLAGS_source_rev + ")";
+  report.header = {
+      {"sstfilter_compare",
+       std::string("sstfilter ") + SSTFILTER_VERSION + rev + ", RocksDB " +
+           rocksdb::GetRocksVersionAsString(true) + ", LevelDB " +
+           std::to_string(leveldb::kMajorVersion) + "." +
+           std::to_string(leveldb::kMinorVersion) + ", compiler " +
+           __VERSION__},
+      {"command", command},
+      {"started", UtcNow()},
+      {"keys", std::to_string(FLAGS_num) + " unique keys of " +
+                   std::to_string(FLAGS_key_size) + " bytes with " +
+                   std::to_string(FLAGS_value_size) +
+                   "-byte values, loaded in random order, seed " +
+                   std::to_string(FLAGS_seed) + ", no compression"},
+      {"lookups",
+       std::to_string(FLAGS_reads) + " keys per phase" +
+           (FLAGS_phase_seconds > 0
+                ? " (at most " + FormatNumber(FLAGS_phase_seconds) + " s)"
+                : std::string()) +
+           ", " + std::to_string(FLAGS_threads) +
+           " threads, MultiGet batches of " + std::to_string(FLAGS_batch) +
+           " keys (" + FormatNumber(100 * FLAGS_multiget_present) +
+           "% present)"},
+      {"databases", base + (FLAGS_keep ? " (kept)" : " (removed at the end)")},
+      {"cpus", std::to_string(std::thread::hardware_concurrency())},
+  };
+  if (flags.engines & kRocksDB) {
+    report.header.push_back(
+        {"rocksdb tree",
+         "auto compactions off; keys written in generations flushed and moved "
+         "by CompactFiles to L" +
+             std::to_string(FLAGS_levels) +
+             " .. L1 (sizes 10:1 per level), then " +
+             std::to_string(FLAGS_l0_files) +
+             " L0 files; 4 KiB blocks; "
+             "index and filters held by the table readers"});
+  }
+  if (flags.engines & kLevelDB) {
+    report.header.push_back(
+        {"leveldb tree",
+         "LevelDB's own compactions, made deterministic: keys written in "
+         "chunks of 3/4 of a memtable, each flushed and its compactions "
+         "finished before the next; work LevelDB schedules during lookups "
+         "(seek compactions) is held until the lookups end; 4 KiB blocks"});
+  }
+
+  LookupOptions lookup;
+  lookup.reads = FLAGS_reads;
+  lookup.max_seconds = FLAGS_phase_seconds;
+  lookup.threads = FLAGS_threads;
+  lookup.batch = FLAGS_batch;
+  lookup.multiget_present = FLAGS_multiget_present;
+  lookup.seed = FLAGS_seed;
+  const KeySpace keys(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_seed);
+
+  progress.Note("sstfilter_compare: " + std::to_string(plan.size()) +
+                " runs of " + std::to_string(FLAGS_num) +
+                " keys; databases in " + base);
+  int index = 0;
+  bool noted_multiget = false;
+  for (const Planned& p : plan) {
+    index++;
+    Engine* engine = nullptr;
+    for (size_t i = 0; i < flags.engine_order.size(); i++) {
+      if (flags.engine_order[i] == p.engine) engine = engines[i].get();
+    }
+    PolicyRun run;
+    run.engine = EngineName(p.engine);
+    run.label = p.run.label;
+    run.policy = p.run.policy;
+    run.sized = p.run.sized;
+    run.implicit = p.run.implicit;
+    if (p.run.sized) run.reference = p.run.reference.ToString();
+    const std::string tag = "[" + std::to_string(index) + "/" +
+                            std::to_string(plan.size()) + "] " + run.engine +
+                            " " + run.label;
+
+    auto skip = [&](const std::string& why) {
+      run.skipped = true;
+      run.skip_reason = why;
+      progress.Note(tag + ": skipped: " + why);
+      report.runs.push_back(run);
+    };
+    std::string why = Unsupported(run.policy, p.engine);
+    if (!why.empty()) {
+      skip(why);
+      continue;
+    }
+    if (run.sized) {
+      const PolicyRun* y = report.FindRun(run.engine, run.reference);
+      if (y == nullptr) {
+        skip("its reference " + run.reference + " did not run");
+        continue;
+      }
+      if (y->build.num_filters == 0) {
+        skip("its reference " + run.reference + " built no filters");
+        continue;
+      }
+      const uint64_t per_filter =
+          static_cast<uint64_t>(std::llround(y->keys_per_filter(FLAGS_num)));
+      const double target = static_cast<double>(y->build.filter_bytes) /
+                            static_cast<double>(y->build.num_filters);
+      Policy sized;
+      Status s = SizeToMemory(
+          run.policy, std::max<uint64_t>(1, per_filter), target,
+          [engine](const Policy& q, uint64_t n, uint64_t* bytes) {
+            return engine->BuiltinFilterBytes(q, n, bytes);
+          },
+          &sized);
+      if (!s.ok()) {
+        skip("cannot match " + run.reference + " (" + FormatBytes(target) +
+             " bytes per filter of " + std::to_string(per_filter) +
+             " keys): " + s.ToString());
+        continue;
+      }
+      run.policy = sized;
+      progress.Note(tag + ": " + sized.ToString() + " matches " +
+                    FormatBytes(target) + " bytes per filter of " +
+                    std::to_string(per_filter) + " keys");
+    }
+
+    char sub[32];
+    std::snprintf(sub, sizeof(sub), "/%s-%02d", run.engine.c_str(), index);
+    const std::string dir = base + sub;
+    std::error_code ec;
+    if (fs::exists(dir, ec)) {
+      return Fail(kRunError, dir + " already exists; use an empty --db_dir");
+    }
+    progress.Begin(tag + " (" + run.policy.ToString() + "): load");
+    std::string err = engine->Build(
+        run.policy, keys, dir,
+        [&progress](uint64_t done, uint64_t total) {
+          progress.Update(done, total);
+        },
+        &run.build);
+    if (!err.empty()) {
+      engine->Close();
+      return Fail(kRunError, tag + ": " + err);
+    }
+    if (run.build.num_entries != FLAGS_num) {
+      engine->Close();
+      return Fail(kRunError, tag + ": the database holds " +
+                                 std::to_string(run.build.num_entries) +
+                                 " entries, expected " +
+                                 std::to_string(FLAGS_num));
+    }
+    progress.End(FormatBytes(run.bits_per_key_disk(FLAGS_num)) +
+                 " filter bits/key");
+    for (Phase ph : flags.phases) {
+      if (ph == Phase::kMultiGet && !engine->has_multiget()) {
+        if (!noted_multiget) {
+          report.notes.push_back(
+              run.engine + " has no MultiGet: its multiget phase is not run");
+          noted_multiget = true;
+        }
+        continue;
+      }
+      progress.Begin(tag + ": " + PhaseName(ph));
+      PhaseResult result;
+      err = RunPhase(
+          engine, keys, ph, lookup,
+          [&progress](uint64_t done, uint64_t total) {
+            progress.Update(done, total);
+          },
+          &result);
+      if (!err.empty()) {
+        engine->Close();
+        return Fail(kRunError, tag + ": " + PhaseName(ph) + ": " + err);
+      }
+      char summary[96];
+      std::snprintf(summary, sizeof(summary), "%.4f reads/op over %llu ops",
+                    result.reads_per_op(),
+                    static_cast<unsigned long long>(result.ops));
+      progress.End(summary);
+      run.phases.push_back(result);
+    }
+    err = engine->Close();
+    if (!err.empty()) return Fail(kRunError, tag + ": " + err);
+    if (!FLAGS_keep) fs::remove_all(dir, ec);
+    report.runs.push_back(run);
+  }
+
+  // RocksDB's filter memory: what the table readers hold beyond the same
+  // tables without filters.
+  for (EngineBit e : flags.engine_order) {
+    if (e != kRocksDB) continue;
+    const PolicyRun* none = report.FindRun("rocksdb", "none");
+    for (PolicyRun& r : report.runs) {
+      if (r.engine != "rocksdb" || r.skipped) continue;
+      if (none != nullptr) {
+        r.build.filter_memory_bytes =
+            static_cast<int64_t>(r.build.table_reader_memory) -
+            static_cast<int64_t>(none->build.table_reader_memory);
+        if (r.build.filter_memory_bytes < 0) r.build.filter_memory_bytes = 0;
+      }
+    }
+    report.notes.push_back(
+        none != nullptr
+            ? "rocksdb mem bits/key: rocksdb.estimate-table-readers-mem minus "
+              "that of the same tables without filters (policy none)"
+            : "rocksdb mem bits/key unknown: add policy none to measure it");
+  }
+  // Cross-checks against the engines' own counters.
+  bool merged_multiget = false;
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped || r.engine != "rocksdb") continue;
+    for (const PhaseResult& ph : r.phases) {
+      auto get = [&ph](const char* name) -> uint64_t {
+        auto it = ph.engine.find(name);
+        return it == ph.engine.end() ? 0 : it->second;
+      };
+      const uint64_t blocks = get("perf.block_read_count");
+      if (ph.phase == Phase::kMultiGet && blocks >= ph.io.reads) {
+        merged_multiget = merged_multiget || blocks > ph.io.reads;
+      } else if (blocks != ph.io.reads) {
+        report.notes.push_back(
+            "cross-check: rocksdb " + r.label + " " + PhaseName(ph.phase) +
+            ": perf_context block_read_count " + std::to_string(blocks) +
+            " != counted reads " + std::to_string(ph.io.reads));
+      }
+      const uint64_t other = get("perf.index_block_read_count") +
+                             get("perf.filter_block_read_count");
+      if (other != 0) {
+        report.notes.push_back("cross-check: rocksdb " + r.label + " " +
+                               PhaseName(ph.phase) + ": " +
+                               std::to_string(other) +
+                               " index/filter block reads during lookups");
+      }
+      const uint64_t perf_probes =
+          get("perf.bloom_sst_hit_count") + get("perf.bloom_sst_miss_count");
+      if (perf_probes != ph.io.probes) {
+        report.notes.push_back(
+            "cross-check: rocksdb " + r.label + " " + PhaseName(ph.phase) +
+            ": perf_context bloom_sst_hit+miss " + std::to_string(perf_probes) +
+            " != counted probes " + std::to_string(ph.io.probes));
+      }
+    }
+  }
+  if (merged_multiget) {
+    report.notes.push_back(
+        "rocksdb multiget: reads/op counts read requests; MultiGet merges "
+        "adjacent blocks of a file into one request, so RocksDB's "
+        "perf_context block_read_count (in results.json) is a little higher");
+  }
+  report.notes.push_back(
+      "FPR %: false 'may match' answers per probe of a table without the key; "
+      "reads are counted by wrappers of the engines' file access (RocksDB "
+      "FileSystem, LevelDB Env) on lookup threads only");
+
+  const std::string text = FormatText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+
+  if (!FLAGS_out.empty()) {
+    std::error_code ec;
+    fs::create_directories(FLAGS_out, ec);
+    if (ec) return Fail(kRunError, "--out " + FLAGS_out + ": " + ec.message());
+    const fs::path out(FLAGS_out);
+    std::string error;
+    if (!WriteFile(out / "results.txt", text, &error) ||
+        !WriteFile(out / "results.csv", FormatCsv(report), &error) ||
+        !WriteFile(out / "results.json", FormatJson(report), &error)) {
+      return Fail(kRunError, error);
+    }
+    if (FLAGS_plot) {
+      const std::string data = FormatPlotData(report);
+      if (data.empty()) {
+        progress.Note(
+            "sstfilter_compare: no filter ran an absent phase; no charts");
+      } else if (!WriteFile(out / "plot.dat", data, &error) ||
+                 !WriteFile(out / "plots.gp",
+                            FormatPlotScript(report, flags.png_terminal),
+                            &error)) {
+        return Fail(kRunError, error);
+      } else {
+        const std::string cmd =
+            "cd " + Shell(FLAGS_out) + " && gnuplot plots.gp </dev/null";
+        if (std::system(cmd.c_str()) != 0) {
+          return Fail(kRunError,
+                      "gnuplot failed on " + (out / "plots.gp").string());
+        }
+      }
+    }
+    std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace compare
+}  // namespace sstfilter
+
+int main(int argc, char** argv) {
+  std::string command;
+  for (int i = 0; i < argc; i++) {
+    command +=
+        (i ? " " : "") + std::string(i == 0 ? "sstfilter_compare" : argv[i]);
+  }
+  gflags::SetUsageMessage(
+      "compares SST filter policies on real RocksDB and LevelDB databases.\n"
+      "  sstfilter_compare [--flags]   (docs/COMPARE.md)");
+  gflags::SetVersionString(SSTFILTER_VERSION);
+  gflags::ParseCommandLineFlags(&argc, &argv, true);
+  const int code = sstfilter::compare::Run(argc, argv, command);
+  gflags::ShutDownCommandLineFlags();
+  return code;
+}
