@@ -67,6 +67,7 @@ Result RunTool(const std::string& args, const std::string& input = "") {
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = Slurp(out);
   r.err = Slurp(err);
+  for (const std::string& f : {in, out, err}) std::remove(f.c_str());
   return r;
 }
 
