@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "bench/bench_util.h"
+#include "bench/filter_benchmarks.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
 #include "sstfilter/params.h"
@@ -38,80 +39,12 @@ const char* const kSameFprSpecs[] = {"cuckoo:12", "blocked_bloom:14",
                                      "bloom:13", "blocked_bloom:10"};
 const uint64_t kSizes[] = {10000, 1000000, 10000000};
 
-std::unique_ptr<FilterBuilder> MakeBuilder(const std::string& text) {
-  FilterSpec spec;
-  std::unique_ptr<FilterBuilder> b;
-  if (!ParseFilterSpec(text, &spec).ok() || !NewFilterBuilder(spec, &b).ok()) {
-    return nullptr;
-  }
-  return b;
-}
-
-const std::string& Filter(const std::string& text, uint64_t n) {
-  static std::map<std::pair<std::string, uint64_t>, std::string> cache;
-  auto it = cache.find({text, n});
-  if (it != cache.end()) return it->second;
-  auto b = MakeBuilder(text);
-  const bench::KeySet& keys = bench::PresentKeys(n);
-  for (uint64_t i = 0; i < n; i++) b->AddKey(keys[i]);
-  std::string out;
-  b->Finish(&out);
-  return cache[{text, n}] = std::move(out);
-}
-
-void PerKey(benchmark::State& state, uint64_t keys_per_iteration) {
-  state.counters["t_per_key"] = benchmark::Counter(
-      static_cast<double>(keys_per_iteration) * state.iterations(),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
-void SizeCounters(benchmark::State& state, const std::string& text, uint64_t n) {
-  state.counters["bits_per_key"] = 8.0 * Filter(text, n).size() / n;
-  FilterSpec spec;
-  FilterParams p;
-  if (ParseFilterSpec(text, &spec).ok() && ParamsForSpec(spec, n, &p).ok()) {
-    state.counters["expected_pct"] = 100 * p.expected_fpr;
-  }
-}
-
-void BM_Build(benchmark::State& state, std::string text, uint64_t n) {
-  auto b = MakeBuilder(text);
-  const bench::KeySet& keys = bench::PresentKeys(n);
-  std::string out;
-  for (auto _ : state) {
-    out.clear();
-    for (uint64_t i = 0; i < n; i++) b->AddKey(keys[i]);
-    b->Finish(&out);
-    benchmark::DoNotOptimize(out.data());
-  }
-  PerKey(state, n);
-  SizeCounters(state, text, n);
-}
-
-void BM_Query(benchmark::State& state, std::string text, uint64_t n,
-              bool present, bool batched) {
-  const FilterReader r = FilterReader::Open(Filter(text, n));
-  const bench::KeySet& keys = present ? bench::PresentKeys(n) : bench::AbsentKeys();
-  const size_t q = std::min<size_t>(keys.size(), 1000000);
-  std::unique_ptr<bool[]> results(new bool[q]);
-  uint64_t matches = 0;
-  for (auto _ : state) {
-    if (batched) {
-      r.MayMatch(q, keys.data(), results.get());
-      for (size_t i = 0; i < q; i++) matches += results[i];
-    } else {
-      for (size_t i = 0; i < q; i++) matches += r.MayMatch(keys[i]);
-    }
-  }
-  PerKey(state, q);
-  SizeCounters(state, text, n);
-  const double rate = static_cast<double>(matches) / (q * state.iterations());
-  if (present) {
-    if (rate != 1.0) state.SkipWithError("false negative");
-  } else {
-    state.counters["fp_pct"] = 100 * rate;
-  }
-}
+using bench::BM_Build;
+using bench::BM_Query;
+using bench::Filter;
+using bench::MakeBuilder;
+using bench::PerKey;
+using bench::SizeCounters;
 
 // One filter of 10^6 keys, probed with 10^6 absent keys.
 void BM_Fpr(benchmark::State& state, std::string text) {
