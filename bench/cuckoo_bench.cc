@@ -61,7 +61,7 @@ void BM_Fpr(benchmark::State& state, std::string text) {
   SizeCounters(state, text, n);
 }
 
-// --- mutable filters ------------------------------------------------------------
+// --- mutable filters ---
 
 template <typename F>
 F MakeMutable(uint64_t capacity) {
@@ -104,7 +104,8 @@ void BM_MutableContains(benchmark::State& state, bool present) {
   for (uint64_t i = 0; i < n * 95 / 100; i++) f.Insert(keys[i]);
   uint64_t matches = 0;
   for (auto _ : state) {
-    for (uint64_t i = 0; i < n * 95 / 100; i++) matches += f.Contains(probes[i]);
+    for (uint64_t i = 0; i < n * 95 / 100; i++)
+      matches += f.Contains(probes[i]);
   }
   PerKey(state, n * 95 / 100);
   if (!present) {
@@ -119,17 +120,21 @@ void BM_MutableContains(benchmark::State& state, bool present) {
 void RegisterAll() {
   for (const char* text : kSameFprSpecs) {
     for (uint64_t n : kSizes) {
-      const std::string suffix = "/" + std::string(text) + "/" + std::to_string(n);
-      benchmark::RegisterBenchmark(("SameBuild" + suffix).c_str(), BM_Build, text, n)
+      const std::string suffix =
+          "/" + std::string(text) + "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(("SameBuild" + suffix).c_str(), BM_Build,
+                                   text, n)
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("SameQueryNegative" + suffix).c_str(), BM_Query,
-                                   text, n, false, false)
+      benchmark::RegisterBenchmark(("SameQueryNegative" + suffix).c_str(),
+                                   BM_Query, text, n, false, false)
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("SameQueryNegativeBatched" + suffix).c_str(),
-                                   BM_Query, text, n, false, true)
+      benchmark::RegisterBenchmark(
+          ("SameQueryNegativeBatched" + suffix).c_str(), BM_Query, text, n,
+          false, true)
           ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(("SameQueryPositiveBatched" + suffix).c_str(),
-                                   BM_Query, text, n, true, true)
+      benchmark::RegisterBenchmark(
+          ("SameQueryPositiveBatched" + suffix).c_str(), BM_Query, text, n,
+          true, true)
           ->Unit(benchmark::kMillisecond);
     }
   }
@@ -152,12 +157,15 @@ void RegisterAll() {
                                BM_MutableInsertErase<CountingBloomFilter>)
       ->Unit(benchmark::kMillisecond);
   for (bool present : {true, false}) {
-    const std::string op = present ? "MutableContainsPositive" : "MutableContainsNegative";
+    const std::string op =
+        present ? "MutableContainsPositive" : "MutableContainsNegative";
     benchmark::RegisterBenchmark((op + "/dynamic_cuckoo:12").c_str(),
-                                 BM_MutableContains<DynamicCuckooFilter>, present)
+                                 BM_MutableContains<DynamicCuckooFilter>,
+                                 present)
         ->Unit(benchmark::kMillisecond);
     benchmark::RegisterBenchmark((op + "/counting_bloom:13").c_str(),
-                                 BM_MutableContains<CountingBloomFilter>, present)
+                                 BM_MutableContains<CountingBloomFilter>,
+                                 present)
         ->Unit(benchmark::kMillisecond);
   }
 }

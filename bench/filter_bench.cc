@@ -81,14 +81,18 @@ void RegisterAll() {
   for (const char* text : kSpecs) {
     if (MakeBuilder(text) == nullptr) continue;  // kind not built here
     for (uint64_t n : kSizes) {
-      const std::string suffix = "/" + std::string(text) + "/" + std::to_string(n);
-      benchmark::RegisterBenchmark(("Build" + suffix).c_str(), BM_Build, text, n)
+      const std::string suffix =
+          "/" + std::string(text) + "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(("Build" + suffix).c_str(), BM_Build, text,
+                                   n)
           ->Unit(benchmark::kMillisecond);
       for (bool present : {true, false}) {
         for (bool batched : {false, true}) {
-          const std::string name = std::string(present ? "QueryPositive" : "QueryNegative") +
-                                   (batched ? "Batched" : "") + suffix;
-          benchmark::RegisterBenchmark(name.c_str(), BM_Query, text, n, present, batched)
+          const std::string name =
+              std::string(present ? "QueryPositive" : "QueryNegative") +
+              (batched ? "Batched" : "") + suffix;
+          benchmark::RegisterBenchmark(name.c_str(), BM_Query, text, n, present,
+                                       batched)
               ->Unit(benchmark::kMillisecond);
         }
       }

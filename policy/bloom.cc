@@ -100,7 +100,8 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
     const uint64_t blocks = payload / BlockedBloomImpl::kBlockBytes;
     for (size_t i = 0; i < n; i++) {
       if (i + kAhead < n) {
-        const uint8_t* b = BlockedBloomImpl::Block(hashes[i + kAhead], data, blocks);
+        const uint8_t* b =
+            BlockedBloomImpl::Block(hashes[i + kAhead], data, blocks);
         PrefetchWrite(b);
         PrefetchWrite(b + BlockedBloomImpl::kBlockBytes - 1);
       }

@@ -31,8 +31,8 @@ struct CountingBloomImpl {
   }
   static void Put(uint8_t* data, uint64_t c, unsigned v) {
     const unsigned shift = (c & 1) * 4;
-    data[c >> 1] = static_cast<uint8_t>((data[c >> 1] & ~(15u << shift)) |
-                                        (v << shift));
+    data[c >> 1] =
+        static_cast<uint8_t>((data[c >> 1] & ~(15u << shift)) | (v << shift));
   }
 
   static bool MayMatch(uint64_t h, const uint8_t* data, uint64_t num_counters,
@@ -45,7 +45,8 @@ struct CountingBloomImpl {
     return true;
   }
   // Always inlined, or GCC may delete the call (cuckoo_impl.h says why).
-  __attribute__((always_inline)) static void Prefetch(uint64_t h, const uint8_t* data,
+  __attribute__((always_inline)) static void Prefetch(uint64_t h,
+                                                      const uint8_t* data,
                                                       uint64_t num_counters) {
     PrefetchRead(data + (FastRange64(h, num_counters) >> 1));
     PrefetchRead(data + (FastRange64(h * kGolden64, num_counters) >> 1));

@@ -67,8 +67,9 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   const uint64_t buckets = CuckooBucketsFor(n);
   p.kind = FilterKind::kCuckoo;
   p.fingerprint_bits = f;
-  p.expected_fpr = CuckooFpr(
-      f, static_cast<double>(n) / (kCuckooSlots * static_cast<double>(buckets)));
+  p.expected_fpr =
+      CuckooFpr(f, static_cast<double>(n) /
+                       (kCuckooSlots * static_cast<double>(buckets)));
   plan.payload_bytes = CuckooPayloadBytes(buckets, f);
   plan.kind_params_size = 2;  // f, salt
   if (plan.payload_bytes >= kMinBlockedPayload) return plan;
@@ -83,7 +84,8 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   const double optimum = n * -std::log(p.expected_fpr) / (ln2 * ln2) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   for (; bytes <= plan.payload_bytes + 1; bytes++) {
-    if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total) break;
+    if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total)
+      break;
     // (The standard Bloom formula is cheap, unlike the blocked one.)
     KindPlan bloom = PlanBloomFamily(
         BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec.seed), n,
@@ -143,7 +145,8 @@ void AppendCuckooFilter(const FilterSpec& spec,
         constexpr size_t kBatch = 32;
         CuckooLoc locs[kBatch];
         for (uint64_t i = 0; i < n; i += kBatch) {
-          const size_t m = static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));
+          const size_t m =
+              static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));
           for (size_t j = 0; j < m; j++) {
             locs[j] = table.Locate(hashes[i + j], salt);
             table.Prefetch(locs[j]);
@@ -175,10 +178,9 @@ void AppendCuckooFilter(const FilterSpec& spec,
   // Every table ran out of kicks: a blocked Bloom of the same budget.
   dst->resize(start);
   stats->kind = FilterKind::kBlockedBloom;
-  AppendBloomFamilyFilter(
-      BloomSpecForBytes(FilterKind::kBlockedBloom, plan.payload_bytes, n,
-                        spec.seed),
-      hashes, dst);
+  AppendBloomFamilyFilter(BloomSpecForBytes(FilterKind::kBlockedBloom,
+                                            plan.payload_bytes, n, spec.seed),
+                          hashes, dst);
 }
 
 namespace {

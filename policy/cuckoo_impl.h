@@ -116,9 +116,9 @@ struct CuckooBucket {
   using Word = std::conditional_t<(F <= 16), uint64_t, Uint128>;
   static constexpr size_t kWordBytes = sizeof(Word);
   static constexpr int kBits = kCuckooSlots * F;
-  static constexpr Word kMask =
-      kBits >= 8 * static_cast<int>(sizeof(Word)) ? ~Word{0}
-                                                  : (Word{1} << kBits) - 1;
+  static constexpr Word kMask = kBits >= 8 * static_cast<int>(sizeof(Word))
+                                    ? ~Word{0}
+                                    : (Word{1} << kBits) - 1;
   // One bit at the bottom of every slot; at the top; all bits but the top.
   static constexpr Word kLow =
       Word{1} | Word{1} << F | Word{1} << (2 * F) | Word{1} << (3 * F);
@@ -133,7 +133,8 @@ struct CuckooBucket {
     CuckooLoc loc;
     loc.b1 = FastRange64(x, num_buckets);
     loc.tag = static_cast<uint32_t>(
-        1 + ((static_cast<uint64_t>(static_cast<uint32_t>(x)) * kTagMask) >> 32));
+        1 +
+        ((static_cast<uint64_t>(static_cast<uint32_t>(x)) * kTagMask) >> 32));
     loc.b2 = CuckooAlt(loc.b1, loc.tag, num_buckets);
     assert(CuckooAlt(loc.b2, loc.tag, num_buckets) == loc.b1);
     return loc;
@@ -261,6 +262,7 @@ inline decltype(auto) WithTagBits(int f, Fn&& fn) {
 #define SSTFILTER_TAG_BITS_CASE(n) \
   case n:                          \
     return fn(std::integral_constant<int, n>());
+  // clang-format off: one row per pair of cases
   switch (f) {
     SSTFILTER_TAG_BITS_CASE(4)  SSTFILTER_TAG_BITS_CASE(5)
     SSTFILTER_TAG_BITS_CASE(6)  SSTFILTER_TAG_BITS_CASE(7)
@@ -279,6 +281,7 @@ inline decltype(auto) WithTagBits(int f, Fn&& fn) {
     default:
       assert(f == kCuckooMaxTagBits);
       return fn(std::integral_constant<int, kCuckooMaxTagBits>());
+    // clang-format on
   }
 #undef SSTFILTER_TAG_BITS_CASE
 }

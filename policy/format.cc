@@ -19,8 +19,7 @@ size_t VarintSize(uint64_t v) {
   return n;
 }
 
-uint8_t Check(const uint8_t* body, size_t body_size, uint8_t len,
-              uint8_t tag) {
+uint8_t Check(const uint8_t* body, size_t body_size, uint8_t len, uint8_t tag) {
   std::string_view b(reinterpret_cast<const char*>(body), body_size);
   return static_cast<uint8_t>(Hash64(b, (uint64_t{len} << 8) | tag));
 }
@@ -49,8 +48,8 @@ void AppendTrailer(const Trailer& t, std::string* dst) {
   std::memcpy(buf + n, t.params, t.params_size);
   n += t.params_size;
   const uint8_t len = static_cast<uint8_t>(n + 3);
-  const uint8_t tag =
-      static_cast<uint8_t>(static_cast<uint8_t>(t.kind) | (kFormatVersion << 4));
+  const uint8_t tag = static_cast<uint8_t>(static_cast<uint8_t>(t.kind) |
+                                           (kFormatVersion << 4));
   buf[n] = Check(buf, n, len, tag);
   buf[n + 1] = len;
   buf[n + 2] = tag;

@@ -117,8 +117,10 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
     if (options.bits_per_key < internal::kCuckooMinTagBits ||
         options.bits_per_key > internal::kCuckooMaxTagBits) {
       return Status::InvalidArgument(
-          std::string(what) + ": bits_per_key (fingerprint bits) must be "
-          "within [4, 32], got " + std::to_string(options.bits_per_key));
+          std::string(what) +
+          ": bits_per_key (fingerprint bits) must be "
+          "within [4, 32], got " +
+          std::to_string(options.bits_per_key));
     }
     f = CuckooFingerprintBits(options.bits_per_key);
   } else {
@@ -128,10 +130,9 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
       f++;
     }
     if (CuckooFpr(f, kSizingLoad) > options.target_fpr) {
-      return Status::InvalidArgument(
-          std::string(what) + ": target_fpr " +
-          std::to_string(options.target_fpr) +
-          " needs more than 32 fingerprint bits");
+      return Status::InvalidArgument(std::string(what) + ": target_fpr " +
+                                     std::to_string(options.target_fpr) +
+                                     " needs more than 32 fingerprint bits");
     }
   }
   const double buckets = std::ceil(static_cast<double>(options.capacity) /
@@ -146,8 +147,7 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
   filter.seed_ = options.seed;
   filter.rng_ = internal::Mix64(options.seed ^ options.capacity);
   filter.table_.assign(
-      internal::CuckooPayloadBytes(filter.num_buckets_, f) + kCuckooSlack,
-      0);
+      internal::CuckooPayloadBytes(filter.num_buckets_, f) + kCuckooSlack, 0);
   *out = std::move(filter);
   return Status::OK();
 }
@@ -237,25 +237,27 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
   if (per_key > 0) {
     if (per_key < 1 || per_key > 64) {
       return Status::InvalidArgument(
-          std::string(what) + ": bits_per_key (counters per key) must be "
-          "within [1, 64], got " + std::to_string(per_key));
+          std::string(what) +
+          ": bits_per_key (counters per key) must be "
+          "within [1, 64], got " +
+          std::to_string(per_key));
     }
   } else {
     // The smallest counters-per-key, in steps of 1/64, whose standard Bloom
     // FPR reaches the target; start just below the optimum ln(1/p)/ln(2)^2.
     const double ln2 = std::log(2.0);
-    per_key = std::max(1.0, std::floor(-std::log(options.target_fpr) /
-                                       (ln2 * ln2) * 64 - 64) / 64);
+    per_key = std::max(
+        1.0,
+        std::floor(-std::log(options.target_fpr) / (ln2 * ln2) * 64 - 64) / 64);
     while (per_key <= 64 &&
            StandardBloomFpr(per_key, StandardBloomProbes(per_key)) >
                options.target_fpr) {
       per_key += 1.0 / 64;
     }
     if (per_key > 64) {
-      return Status::InvalidArgument(
-          std::string(what) + ": target_fpr " +
-          std::to_string(options.target_fpr) +
-          " needs more than 64 counters per key");
+      return Status::InvalidArgument(std::string(what) + ": target_fpr " +
+                                     std::to_string(options.target_fpr) +
+                                     " needs more than 64 counters per key");
     }
   }
   const double counters =

@@ -33,8 +33,7 @@ double BlockedBloomFpr(double bits_per_key, int num_probes) {
   const int hi = static_cast<int>(std::ceil(lambda + spread));
   double fpr = 0;
   for (int j = lo; j <= hi; j++) {
-    const double log_p =
-        -lambda + j * std::log(lambda) - std::lgamma(j + 1.0);
+    const double log_p = -lambda + j * std::log(lambda) - std::lgamma(j + 1.0);
     const double fill = 1.0 - std::pow(1.0 - 1.0 / kBlockBits, j * k);
     fpr += std::exp(log_p) * std::pow(fill, k);
   }
@@ -96,10 +95,10 @@ Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
   };
   double lo = MinBitsPerKey(kind), hi = MaxBitsPerKey(kind);
   if (fpr_at(hi) > target_fpr) {
-    return Status::InvalidArgument(
-        std::string(FilterKindName(kind)) + " cannot reach FPR " +
-        std::to_string(target_fpr) + " within " + std::to_string(hi) +
-        " bits per key");
+    return Status::InvalidArgument(std::string(FilterKindName(kind)) +
+                                   " cannot reach FPR " +
+                                   std::to_string(target_fpr) + " within " +
+                                   std::to_string(hi) + " bits per key");
   }
   if (fpr_at(lo) <= target_fpr) hi = lo;
   while (hi - lo > 1.0 / 64) {

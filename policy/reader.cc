@@ -80,8 +80,8 @@ FilterReader FilterReader::Open(std::string_view filter) {
           internal::CuckooPayloadBytes(buckets, f) != t.payload_size) {
         return r;
       }
-      ok.mode_ = t.kind == FilterKind::kCuckoo ? Mode::kCuckoo
-                                               : Mode::kDynamicCuckoo;
+      ok.mode_ =
+          t.kind == FilterKind::kCuckoo ? Mode::kCuckoo : Mode::kDynamicCuckoo;
       ok.p1_ = buckets;
       ok.p2_ = static_cast<uint32_t>(f);
       ok.p3_ = t.params[1];

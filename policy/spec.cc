@@ -90,7 +90,8 @@ Status FilterSpec::Validate() const {
 Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   std::string_view rest = text;
   constexpr std::string_view kPrefix = "sstfilter.";
-  if (rest.substr(0, kPrefix.size()) == kPrefix) rest.remove_prefix(kPrefix.size());
+  if (rest.substr(0, kPrefix.size()) == kPrefix)
+    rest.remove_prefix(kPrefix.size());
 
   const size_t colon = rest.find(':');
   if (colon == std::string_view::npos) {
@@ -126,8 +127,9 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   if (!rest.empty()) {
     constexpr std::string_view kSeed = ":seed=";
     if (rest.substr(0, kSeed.size()) != kSeed) {
-      return Bad(text, "unexpected \"" + std::string(rest) +
-                           "\" after bits per key; only \":seed=<n>\" may follow");
+      return Bad(text,
+                 "unexpected \"" + std::string(rest) +
+                     "\" after bits per key; only \":seed=<n>\" may follow");
     }
     rest.remove_prefix(kSeed.size());
     auto r = std::from_chars(rest.data(), rest.data() + rest.size(), out.seed);

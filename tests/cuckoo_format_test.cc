@@ -33,7 +33,7 @@ std::string Hex(std::string_view s) {
   return out;
 }
 
-// --- golden bytes -------------------------------------------------------------
+// --- golden bytes ---
 
 TEST(CuckooFormatTest, GoldenCuckoo) {
   const std::string bytes =
@@ -42,7 +42,14 @@ TEST(CuckooFormatTest, GoldenCuckoo) {
   // payload_size 1584 (b0 0c), flags 0, f = 12, salt 0, check, len 8,
   // tag 0x13 (version 1, kind 3).
   ASSERT_EQ(bytes.size(), 1584u + 8);
-  EXPECT_EQ(Hex(bytes.substr(1584)), "b00c" "00" "0c" "00" "07" "08" "13");
+  EXPECT_EQ(Hex(bytes.substr(1584)),
+            "b00c"
+            "00"
+            "0c"
+            "00"
+            "07"
+            "08"
+            "13");
   // Buckets 0 and 1, 6 bytes each: a little-endian 48-bit word of four
   // 12-bit tags, slot 0 lowest (bucket 0 holds 0x06d, 0xa82, 0xc40, 0x28e).
   EXPECT_EQ(Hex(bytes.substr(0, 12)), "6d20a840ec28afcbd50b2d9d");
@@ -57,7 +64,14 @@ TEST(CuckooFormatTest, GoldenCuckooWithSeedAndOddWidth) {
   // len 16, tag 0x13.
   ASSERT_EQ(bytes.size(), 1161u + 16);
   EXPECT_EQ(Hex(bytes.substr(1161)),
-            "8909" "01" "0300000000000000" "0b" "00" "6b" "10" "13");
+            "8909"
+            "01"
+            "0300000000000000"
+            "0b"
+            "00"
+            "6b"
+            "10"
+            "13");
   EXPECT_EQ(Hash64(bytes), 1508036688011663212ull);
 }
 
@@ -67,7 +81,14 @@ TEST(CuckooFormatTest, GoldenSmallCuckooSpecWritesBloom) {
   // 6 payload bytes, k = 11, kind 1: 12 bytes where the cuckoo filter
   // (one bucket) would take 6 + 7.
   const std::string bytes = test::BuildFilter(test::MustParse("cuckoo:12"), 3);
-  EXPECT_EQ(Hex(bytes), "42a7d03bc3cb" "06" "00" "0b" "73" "06" "11");
+  EXPECT_EQ(Hex(bytes),
+            "42a7d03bc3cb"
+            "06"
+            "00"
+            "0b"
+            "73"
+            "06"
+            "11");
 }
 
 TEST(CuckooFormatTest, GoldenCountingBloom) {
@@ -82,7 +103,14 @@ TEST(CuckooFormatTest, GoldenCountingBloom) {
   f.Serialize(&bytes);
   // 15 payload bytes of nibble counters (Key(0) counts twice),
   // payload_size 15, flags 0, k = 7, check, len 6, tag 0x14.
-  EXPECT_EQ(Hex(bytes), "101020012200013400011110212020" "0f" "00" "07" "61" "06" "14");
+  EXPECT_EQ(Hex(bytes),
+            "101020012200013400011110212020"
+            "0f"
+            "00"
+            "07"
+            "61"
+            "06"
+            "14");
 }
 
 TEST(CuckooFormatTest, GoldenDynamicCuckoo) {
@@ -98,8 +126,18 @@ TEST(CuckooFormatTest, GoldenDynamicCuckoo) {
   // 3 buckets of 6 bytes, one tag each (0xf38, 0xffa, 0x7f0 in slot 0:
   // inserts fill the emptier bucket), payload_size 18, flags 1, seed 9,
   // f = 12, salt 0, check, len 15, tag 0x15.
-  EXPECT_EQ(Hex(bytes), "380f00000000" "fa0f00000000" "f00700000000"
-                        "12" "01" "0900000000000000" "0c" "00" "8f" "0f" "15");
+  EXPECT_EQ(Hex(bytes),
+            "380f00000000"
+            "fa0f00000000"
+            "f00700000000"
+            "12"
+            "01"
+            "0900000000000000"
+            "0c"
+            "00"
+            "8f"
+            "0f"
+            "15");
 }
 
 // --- a second implementation, from docs/FORMAT.md ---------------------------
@@ -147,7 +185,8 @@ bool ParseByTheBook(std::string_view f, Parsed* out) {
   if (payload_size != f.size() - len) return false;
   const uint8_t flags = body.at(pos++);
   if (flags & 1) {
-    for (int i = 0; i < 8; i++) out->seed |= uint64_t{uint8_t(body.at(pos++))} << (8 * i);
+    for (int i = 0; i < 8; i++)
+      out->seed |= uint64_t{uint8_t(body.at(pos++))} << (8 * i);
   }
   out->kind = tag & 15;
   out->payload = f.substr(0, payload_size);
@@ -161,7 +200,8 @@ bool CuckooByTheBook(const Parsed& p, uint64_t h) {
   const uint64_t n = 2 * p.payload.size() / f;  // buckets
   const uint64_t x = salt == 0 ? h : Fmix(h + salt * 0x9E3779B97F4A7C15ull);
   const uint64_t b1 = FastRange(x, n);
-  const uint64_t tag = 1 + ((x & 0xffffffffull) * ((uint64_t{1} << f) - 1) >> 32);
+  const uint64_t tag =
+      1 + ((x & 0xffffffffull) * ((uint64_t{1} << f) - 1) >> 32);
   const uint64_t c = FastRange(tag * 0x9E3779B97F4A7C15ull, n);
   const uint64_t b2 = (c + n - b1) % n;
   for (uint64_t b : {b1, b2}) {
@@ -211,8 +251,9 @@ void ExpectBookAgrees(const std::string& bytes, int kind,
 }
 
 TEST(CuckooFormatTest, SecondImplementationAgrees) {
-  for (const char* spec : {"cuckoo:12", "cuckoo:11:seed=99", "cuckoo:8",
-                           "cuckoo:16", "cuckoo:17", "cuckoo:20", "cuckoo:32"}) {
+  for (const char* spec :
+       {"cuckoo:12", "cuckoo:11:seed=99", "cuckoo:8", "cuckoo:16", "cuckoo:17",
+        "cuckoo:20", "cuckoo:32"}) {
     SCOPED_TRACE(spec);
     const std::string bytes = test::BuildFilter(test::MustParse(spec), 2000);
     ExpectBookAgrees(bytes, 3);
@@ -248,7 +289,7 @@ TEST(CuckooFormatTest, SecondImplementationAgrees) {
   ExpectBookAgrees(bytes, 4);
 }
 
-// --- well-formed but unreadable -----------------------------------------------
+// --- well-formed but unreadable ---
 
 std::string WithParams(const std::string& bytes, FilterKind kind,
                        const std::string& params, int extra_payload = 0) {
@@ -266,7 +307,8 @@ std::string WithParams(const std::string& bytes, FilterKind kind,
 }
 
 TEST(CuckooFormatTest, WellFormedButUnreadableMayMatch) {
-  const std::string cuckoo = test::BuildFilter(test::MustParse("cuckoo:12"), 1000);
+  const std::string cuckoo =
+      test::BuildFilter(test::MustParse("cuckoo:12"), 1000);
   ASSERT_TRUE(FilterReader::Open(WithParams(cuckoo, FilterKind::kCuckoo,
                                             std::string("\x0c\x00", 2)))
                   .valid());  // the re-encoder itself is faithful
@@ -275,13 +317,13 @@ TEST(CuckooFormatTest, WellFormedButUnreadableMayMatch) {
     std::string params;
     int extra;
   } cases[] = {
-      {FilterKind::kCuckoo, std::string("\x03\x00", 2), 0},   // f = 3
-      {FilterKind::kCuckoo, std::string("\x21\x00", 2), 0},   // f = 33
-      {FilterKind::kCuckoo, std::string("\x00\x00", 2), 0},   // f = 0
-      {FilterKind::kCuckoo, std::string("\x0c", 1), 0},       // no salt
+      {FilterKind::kCuckoo, std::string("\x03\x00", 2), 0},      // f = 3
+      {FilterKind::kCuckoo, std::string("\x21\x00", 2), 0},      // f = 33
+      {FilterKind::kCuckoo, std::string("\x00\x00", 2), 0},      // f = 0
+      {FilterKind::kCuckoo, std::string("\x0c", 1), 0},          // no salt
       {FilterKind::kCuckoo, std::string("\x0c\x00\x00", 3), 0},  // extra byte
-      {FilterKind::kCuckoo, std::string("\x0c\x00", 2), 1},   // 6 N + 1 bytes
-      {FilterKind::kCuckoo, std::string("\x0c\x00", 2), 5},   // 6 N + 5 bytes
+      {FilterKind::kCuckoo, std::string("\x0c\x00", 2), 1},  // 6 N + 1 bytes
+      {FilterKind::kCuckoo, std::string("\x0c\x00", 2), 5},  // 6 N + 5 bytes
       {FilterKind::kDynamicCuckoo, std::string("\x21\x00", 2), 0},
       {FilterKind::kDynamicCuckoo, std::string("\x0c\x00", 2), 3},
       {FilterKind::kCountingBloom, std::string("\x00", 1), 0},  // k = 0
@@ -291,16 +333,16 @@ TEST(CuckooFormatTest, WellFormedButUnreadableMayMatch) {
   for (const Case& c : cases) {
     const std::string bad = WithParams(cuckoo, c.kind, c.params, c.extra);
     const FilterReader r = FilterReader::Open(bad);
-    EXPECT_FALSE(r.valid()) << static_cast<int>(c.kind) << " " << Hex(c.params)
-                            << " +" << c.extra;
+    EXPECT_FALSE(r.valid())
+        << static_cast<int>(c.kind) << " " << Hex(c.params) << " +" << c.extra;
     for (int i = 0; i < 1000; i++) ASSERT_TRUE(r.MayMatch(Key(i)));
   }
   // An odd width: 211 buckets of 11-bit tags take ceil(2321 / 2) = 1161
   // bytes; one more is refused.
   const std::string odd = test::BuildFilter(test::MustParse("cuckoo:11"), 800);
   EXPECT_TRUE(FilterReader::Open(odd).valid());
-  EXPECT_FALSE(FilterReader::Open(
-                   WithParams(odd, FilterKind::kCuckoo, std::string("\x0b\x00", 2), 1))
+  EXPECT_FALSE(FilterReader::Open(WithParams(odd, FilterKind::kCuckoo,
+                                             std::string("\x0b\x00", 2), 1))
                    .valid());
 }
 

@@ -47,7 +47,8 @@ std::string Build(const std::string& spec_text,
 }
 
 // The number of hashes of `hashes` the filter in `bytes` misses.
-size_t CountMissing(std::string_view bytes, const std::vector<uint64_t>& hashes) {
+size_t CountMissing(std::string_view bytes,
+                    const std::vector<uint64_t>& hashes) {
   const FilterReader r = FilterReader::Open(bytes);
   std::unique_ptr<bool[]> res(new bool[hashes.size() + 1]);
   r.MayMatchHashes(hashes.size(), hashes.data(), res.get());
@@ -75,7 +76,8 @@ uint64_t CountStoredTags(std::string_view bytes) {
     uint64_t v = 0;
     for (int i = 0; i < f; i++) {
       const uint64_t bit = slot * f + i;
-      v |= uint64_t{(static_cast<uint8_t>(bytes[bit / 8]) >> (bit % 8)) & 1u} << i;
+      v |= uint64_t{(static_cast<uint8_t>(bytes[bit / 8]) >> (bit % 8)) & 1u}
+           << i;
     }
     n += v != 0;
   }
@@ -104,8 +106,8 @@ uint64_t DistinctEntries(std::string_view bytes,
 }
 
 TEST(CuckooTest, AltBucketIsAnInvolutionForEveryBucketCount) {
-  for (uint64_t buckets : {1ull, 2ull, 3ull, 7ull, 10ull, 64ull, 1000003ull,
-                           (1ull << 40) + 17}) {
+  for (uint64_t buckets :
+       {1ull, 2ull, 3ull, 7ull, 10ull, 64ull, 1000003ull, (1ull << 40) + 17}) {
     uint64_t state = buckets;
     for (int i = 0; i < 2000; i++) {
       const uint64_t r = internal::CuckooNextRandom(&state);
@@ -269,9 +271,10 @@ TEST(CuckooTest, HashesCrowdingTenBucketsForceAReseed) {
   for (uint64_t b1 = first; b1 < first + width; b1++) {
     // The middle of bucket b1's hash range: FastRange64 maps it to b1,
     // whatever its low 32 bits (a bucket spans ~2^55 hash values).
-    const uint64_t mid = static_cast<uint64_t>(
-        ((static_cast<internal::Uint128>(b1) << 64) + (internal::Uint128{1} << 63)) /
-        buckets);
+    const uint64_t mid =
+        static_cast<uint64_t>(((static_cast<internal::Uint128>(b1) << 64) +
+                               (internal::Uint128{1} << 63)) /
+                              buckets);
     for (uint32_t tag = 1; tag < 4096; tag++) {
       if (!in_range(internal::CuckooAlt(b1, tag, buckets))) continue;
       // The smallest low word whose tag is `tag`.
@@ -414,7 +417,8 @@ TEST(CuckooParamsTest, ParamsForSpecAndFpr) {
   for (double target : {0.004, 0.002, 0.0005, 0.0001}) {
     FilterParams c, b;
     ASSERT_TRUE(ParamsForFpr(FilterKind::kCuckoo, 1000000, target, &c).ok());
-    ASSERT_TRUE(ParamsForFpr(FilterKind::kBlockedBloom, 1000000, target, &b).ok());
+    ASSERT_TRUE(
+        ParamsForFpr(FilterKind::kBlockedBloom, 1000000, target, &b).ok());
     EXPECT_LT(c.filter_bytes, b.filter_bytes) << target;
   }
   EXPECT_FALSE(ParamsForFpr(FilterKind::kCuckoo, 1000, 1e-12, &p).ok());

@@ -3,13 +3,14 @@
 // Behaviour every filter kind shares: no false negatives, FPR under a
 // ceiling (fixed keys, so never flaky), neighbour keys, reuse, batches.
 
+#include "sstfilter/filter.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <thread>
 
-#include <gtest/gtest.h>
-
-#include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
 #include "tests/test_util.h"
@@ -122,7 +123,7 @@ TEST_P(FilterTest, DuplicatesEmptyAndUnorderedKeys) {
   ASSERT_TRUE(NewFilterBuilder(spec(), &b).ok());
   for (int rep = 0; rep < 1000; rep++) b->AddKey("same");
   b->AddKey("");
-  for (int i = 500; i-- > 0;) b->AddKey(Key(i));  // descending
+  for (int i = 500; i-- > 0;) b->AddKey(Key(i));       // descending
   for (int i = 0; i < 500; i += 3) b->AddKey(Key(i));  // repeats
   std::string out;
   b->Finish(&out);

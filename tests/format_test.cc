@@ -4,12 +4,13 @@
 // every kind of damaged input reading as "may match" without a crash (the
 // sanitized run of this suite proves no out-of-bounds read).
 
+#include "policy/format.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
-#include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "tests/test_util.h"
@@ -48,13 +49,28 @@ TEST(FormatTest, GoldenBloom) {
   const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), 3);
   // 4 payload bytes (30 bits rounded up), then payload_size 4, flags 0,
   // k = 7, check, len 6, tag 0x11 (version 1, kind 1).
-  EXPECT_EQ(Hex(bytes), "72e669ae" "04" "00" "07" "2a" "06" "11");
+  EXPECT_EQ(Hex(bytes),
+            "72e669ae"
+            "04"
+            "00"
+            "07"
+            "2a"
+            "06"
+            "11");
 }
 
 TEST(FormatTest, GoldenBloomWithSeed) {
   const std::string bytes =
       test::BuildFilter(test::MustParse("bloom:10:seed=258"), 3);
-  EXPECT_EQ(Hex(bytes), "07e66231" "04" "01" "0201000000000000" "07" "7f" "0e" "11");
+  EXPECT_EQ(Hex(bytes),
+            "07e66231"
+            "04"
+            "01"
+            "0201000000000000"
+            "07"
+            "7f"
+            "0e"
+            "11");
 }
 
 TEST(FormatTest, GoldenBlockedBloom) {
@@ -62,7 +78,13 @@ TEST(FormatTest, GoldenBlockedBloom) {
       test::BuildFilter(test::MustParse("blocked_bloom:10"), 1000);
   // 1000 keys * 10 bits = 20 blocks of 64 bytes = 1280 payload bytes.
   ASSERT_EQ(bytes.size(), 1280u + 7);
-  EXPECT_EQ(Hex(bytes.substr(1280)), "800a" "00" "07" "78" "07" "12");
+  EXPECT_EQ(Hex(bytes.substr(1280)),
+            "800a"
+            "00"
+            "07"
+            "78"
+            "07"
+            "12");
   EXPECT_EQ(Hash64(bytes), 0x2b40ac655ed3fea2ull);
 }
 
@@ -85,8 +107,8 @@ TEST_P(CorruptionTest, EveryTruncationMayMatch) {
 TEST_P(CorruptionTest, TrailingOrLeadingJunkMayMatch) {
   const FilterSpec spec = test::MustParse(GetParam());
   const std::string bytes = test::BuildFilter(spec, 100);
-  for (const std::string& junk : {std::string(1, '\0'), std::string("xyz"),
-                                  std::string(64, '\xff')}) {
+  for (const std::string& junk :
+       {std::string(1, '\0'), std::string("xyz"), std::string(64, '\xff')}) {
     EXPECT_FALSE(FilterReader::Open(bytes + junk).valid());
     EXPECT_FALSE(FilterReader::Open(junk + bytes).valid());
     EXPECT_TRUE(AllMayMatch(bytes + junk, 100));
@@ -133,14 +155,14 @@ TEST(FormatTest, WellFormedButUnreadableMayMatch) {
   ASSERT_TRUE(FilterReader::Open(Reencode(bloom, FilterKind::kBloom, "\x07"))
                   .valid());  // the re-encoder itself is faithful
   const std::pair<FilterKind, std::string> unreadable[] = {
-      {static_cast<FilterKind>(9), "\x07"},   // unknown kind
-      {static_cast<FilterKind>(15), ""},      // unknown kind
+      {static_cast<FilterKind>(9), "\x07"},          // unknown kind
+      {static_cast<FilterKind>(15), ""},             // unknown kind
       {FilterKind::kBloom, std::string("\x00", 1)},  // zero probes
-      {FilterKind::kBloom, "\x40"},           // 64 probes
-      {FilterKind::kBloom, "\x07\x07"},       // extra param byte
-      {FilterKind::kBloom, ""},               // missing param
-      {FilterKind::kBlockedBloom, "\x06"},    // 80 bytes: not whole blocks
-      {FilterKind::kEmpty, ""},               // empty with a payload
+      {FilterKind::kBloom, "\x40"},                  // 64 probes
+      {FilterKind::kBloom, "\x07\x07"},              // extra param byte
+      {FilterKind::kBloom, ""},                      // missing param
+      {FilterKind::kBlockedBloom, "\x06"},  // 80 bytes: not whole blocks
+      {FilterKind::kEmpty, ""},             // empty with a payload
   };
   for (const auto& [kind, params] : unreadable) {
     const std::string bad = Reencode(bloom, kind, params);

@@ -10,6 +10,10 @@
 // and per filter, as LevelDB writes them. Block cache off, so every data
 // block a Get needs is a Read on a table file.
 
+#include "sstfilter/leveldb.h"
+
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -20,8 +24,6 @@
 #include <thread>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
@@ -30,7 +32,6 @@
 #include "leveldb/slice.h"
 #include "leveldb/write_batch.h"
 #include "sstfilter/filter.h"
-#include "sstfilter/leveldb.h"
 #include "sstfilter/params.h"
 #include "tests/leveldb_util.h"
 #include "tests/test_util.h"

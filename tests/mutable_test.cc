@@ -105,7 +105,8 @@ TEST(DynamicCuckooTest, MatchesASetModel) {
   EXPECT_EQ(f.fingerprint_bits(), 13);  // 8 * 0.95 / 8191 = 0.093%
   // A universe of 6000 keys keeps the filter around 3000 keys (~60% load).
   const double fpr = RunModel(
-      &f, [](DynamicCuckooFilter* x, const std::string& k) { return x->Insert(k); },
+      &f,
+      [](DynamicCuckooFilter* x, const std::string& k) { return x->Insert(k); },
       6000, 200000, 1);
   EXPECT_LE(fpr, 0.001);
 }
@@ -155,9 +156,10 @@ TEST(DynamicCuckooTest, FullFilterModel) {
   // still no key in the set is ever reported absent.
   DynamicCuckooFilter f;
   ASSERT_TRUE(DynamicCuckooFilter::Create(Options(500, 0.01), &f).ok());
-  RunModel(&f,
-           [](DynamicCuckooFilter* x, const std::string& k) { return x->Insert(k); },
-           100000, 50000, 2, /*insert_pct=*/60);
+  RunModel(
+      &f,
+      [](DynamicCuckooFilter* x, const std::string& k) { return x->Insert(k); },
+      100000, 50000, 2, /*insert_pct=*/60);
   EXPECT_GE(static_cast<double>(f.size()) / f.num_slots(), 0.85);
 }
 
@@ -216,9 +218,10 @@ TEST(DynamicCuckooTest, WideFingerprints) {
   DynamicCuckooFilter f;
   ASSERT_TRUE(DynamicCuckooFilter::Create(o, &f).ok());
   EXPECT_EQ(f.fingerprint_bits(), 24);
-  RunModel(&f,
-           [](DynamicCuckooFilter* x, const std::string& k) { return x->Insert(k); },
-           3000, 30000, 3);
+  RunModel(
+      &f,
+      [](DynamicCuckooFilter* x, const std::string& k) { return x->Insert(k); },
+      3000, 30000, 3);
 }
 
 // --- CountingBloomFilter -----------------------------------------------------
@@ -332,12 +335,14 @@ TEST(MutableFilterTest, CreateRejectsBadOptionsNamingThem) {
     DynamicCuckooFilter d;
     Status s = DynamicCuckooFilter::Create(c.o, &d);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
-    EXPECT_NE(s.message().find(c.must_mention), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find(c.must_mention), std::string::npos)
+        << s.ToString();
     EXPECT_EQ(d.num_slots(), 0u);  // unchanged
     CountingBloomFilter b;
     s = CountingBloomFilter::Create(c.o, &b);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
-    EXPECT_NE(s.message().find(c.must_mention), std::string::npos) << s.ToString();
+    EXPECT_NE(s.message().find(c.must_mention), std::string::npos)
+        << s.ToString();
     EXPECT_EQ(b.num_counters(), 0u);
   }
   // Targets beyond what the kinds can reach.
@@ -383,17 +388,20 @@ TEST(MutableFilterTest, DeserializeRejectsOtherBytes) {
   CountingBloomFilter b2;
   Status s = DynamicCuckooFilter::Deserialize(counting, &d2);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
-  EXPECT_NE(s.message().find("counting_bloom"), std::string::npos) << s.ToString();
+  EXPECT_NE(s.message().find("counting_bloom"), std::string::npos)
+      << s.ToString();
   s = CountingBloomFilter::Deserialize(bloom, &b2);
   EXPECT_EQ(s.code(), Status::Code::kCorruption);
   EXPECT_NE(s.message().find("bloom"), std::string::npos) << s.ToString();
   EXPECT_FALSE(DynamicCuckooFilter::Deserialize("garbage", &d2).ok());
   EXPECT_FALSE(CountingBloomFilter::Deserialize("", &b2).ok());
   for (size_t len = 0; len < cuckoo.size(); len++) {
-    EXPECT_FALSE(DynamicCuckooFilter::Deserialize(cuckoo.substr(0, len), &d2).ok());
+    EXPECT_FALSE(
+        DynamicCuckooFilter::Deserialize(cuckoo.substr(0, len), &d2).ok());
   }
   for (size_t len = 0; len < counting.size(); len++) {
-    EXPECT_FALSE(CountingBloomFilter::Deserialize(counting.substr(0, len), &b2).ok());
+    EXPECT_FALSE(
+        CountingBloomFilter::Deserialize(counting.substr(0, len), &b2).ok());
   }
   EXPECT_EQ(d2.num_slots(), 0u);  // unchanged by every failure
   EXPECT_EQ(b2.num_counters(), 0u);
@@ -412,7 +420,8 @@ TEST(MutableFilterTest, DamagedBytesReadAsMayMatch) {
   }
   for (const std::string& bytes : {Bytes(d), Bytes(b)}) {
     for (size_t len = 0; len < bytes.size(); len++) {
-      const FilterReader r = FilterReader::Open(std::string_view(bytes).substr(0, len));
+      const FilterReader r =
+          FilterReader::Open(std::string_view(bytes).substr(0, len));
       ASSERT_FALSE(r.valid()) << len;
       ASSERT_TRUE(r.MayMatch(Key(0)));
     }

@@ -30,7 +30,9 @@ inline std::string Key(uint64_t i, char last = 'a') {
 }
 inline std::string NeighbourKey(uint64_t i) { return Key(i, 'b'); }
 // Absent keys far from every Key(i < 10^10): another prefix.
-inline std::string AbsentKey(uint64_t i) { return "nokey-" + std::to_string(i); }
+inline std::string AbsentKey(uint64_t i) {
+  return "nokey-" + std::to_string(i);
+}
 
 inline FilterSpec MustParse(const std::string& text) {
   FilterSpec spec;

@@ -16,7 +16,7 @@
 //   result.
 // - KeyMayMatch opens a FilterReader, a view over LevelDB's bytes.
 
-#include "sstfilter/leveldb.h"
+#include "leveldb/filter_policy.h"
 
 #include <atomic>
 #include <memory>
@@ -24,10 +24,10 @@
 #include <string_view>
 #include <utility>
 
-#include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
 #include "sstfilter/filter.h"
+#include "sstfilter/leveldb.h"
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
 

@@ -211,15 +211,12 @@ int sstfilter_reader_may_match_hash(const sstfilter_reader* r,
                                     uint64_t hash) SSTFILTER_C_NOEXCEPT;
 /* results[i] = may_match(keys[i], lens[i]) for i < n, faster for many keys
  * (memory of all probes is prefetched first). */
-void sstfilter_reader_may_match_batch(const sstfilter_reader* r, size_t n,
-                                      const char* const* keys,
-                                      const size_t* lens,
-                                      unsigned char* results)
-    SSTFILTER_C_NOEXCEPT;
-void sstfilter_reader_may_match_hashes(const sstfilter_reader* r, size_t n,
-                                       const uint64_t* hashes,
-                                       unsigned char* results)
-    SSTFILTER_C_NOEXCEPT;
+void sstfilter_reader_may_match_batch(
+    const sstfilter_reader* r, size_t n, const char* const* keys,
+    const size_t* lens, unsigned char* results) SSTFILTER_C_NOEXCEPT;
+void sstfilter_reader_may_match_hashes(
+    const sstfilter_reader* r, size_t n, const uint64_t* hashes,
+    unsigned char* results) SSTFILTER_C_NOEXCEPT;
 
 /* One-shot query without a handle: opens a view over filter[0, size) on the
  * stack and asks about one key. Allocates nothing, so an engine may call it
@@ -255,8 +252,8 @@ void sstfilter_mutable_options_init(sstfilter_mutable_options* options)
 /* On success *out is an empty filter of `kind` sized by `options`; on
  * failure *out is NULL (INVALID_ARGUMENT names the bad option). */
 sstfilter_code sstfilter_mutable_create(
-    int kind, const sstfilter_mutable_options* options,
-    sstfilter_mutable** out, char** errmsg) SSTFILTER_C_NOEXCEPT;
+    int kind, const sstfilter_mutable_options* options, sstfilter_mutable** out,
+    char** errmsg) SSTFILTER_C_NOEXCEPT;
 void sstfilter_mutable_destroy(sstfilter_mutable* m) SSTFILTER_C_NOEXCEPT;
 
 /* SSTFILTER_KIND_COUNTING_BLOOM or SSTFILTER_KIND_DYNAMIC_CUCKOO. */
@@ -294,11 +291,9 @@ sstfilter_code sstfilter_mutable_serialize(const sstfilter_mutable* m,
  * `kind` into a new filter (a copy: the bytes may be freed after).
  * SSTFILTER_CORRUPTION, and *out NULL, for bytes that are not such a
  * filter. */
-sstfilter_code sstfilter_mutable_deserialize(int kind, const char* data,
-                                             size_t size,
-                                             sstfilter_mutable** out,
-                                             char** errmsg)
-    SSTFILTER_C_NOEXCEPT;
+sstfilter_code sstfilter_mutable_deserialize(
+    int kind, const char* data, size_t size, sstfilter_mutable** out,
+    char** errmsg) SSTFILTER_C_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

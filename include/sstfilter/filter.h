@@ -6,10 +6,9 @@
 //   bytes      --FilterReader::Open--> FilterReader: MayMatch*
 //
 //   sstfilter::FilterSpec spec;
-//   sstfilter::Status s = sstfilter::ParseFilterSpec("blocked_bloom:10", &spec);
-//   std::unique_ptr<sstfilter::FilterBuilder> builder;
-//   if (s.ok()) s = sstfilter::NewFilterBuilder(spec, &builder);
-//   builder->AddKey("apple");
+//   sstfilter::Status s = sstfilter::ParseFilterSpec("blocked_bloom:10",
+//   &spec); std::unique_ptr<sstfilter::FilterBuilder> builder; if (s.ok()) s =
+//   sstfilter::NewFilterBuilder(spec, &builder); builder->AddKey("apple");
 //   builder->AddKey("banana");
 //   std::string bytes;
 //   builder->Finish(&bytes);                 // appends; builder is empty again
@@ -125,7 +124,12 @@ class FilterReader {
  private:
   // How MayMatchHash answers; one branch per query.
   enum class Mode : uint8_t {
-    kAlwaysMatch, kNeverMatch, kBloom, kBlockedBloom, kCuckoo, kCountingBloom,
+    kAlwaysMatch,
+    kNeverMatch,
+    kBloom,
+    kBlockedBloom,
+    kCuckoo,
+    kCountingBloom,
     kDynamicCuckoo,
   };
 

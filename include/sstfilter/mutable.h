@@ -9,9 +9,9 @@
 //   options.capacity = 1000000;
 //   options.target_fpr = 0.001;
 //   sstfilter::DynamicCuckooFilter filter;
-//   sstfilter::Status s = sstfilter::DynamicCuckooFilter::Create(options, &filter);
-//   if (s.ok() && !filter.Insert("apple")) { /* full: "apple" not added */ }
-//   filter.Contains("apple");            // true
+//   sstfilter::Status s = sstfilter::DynamicCuckooFilter::Create(options,
+//   &filter); if (s.ok() && !filter.Insert("apple")) { /* full: "apple" not
+//   added */ } filter.Contains("apple");            // true
 //   filter.Erase("apple");               // true: one copy removed
 //   std::string bytes;
 //   filter.Serialize(&bytes);            // appends
@@ -115,7 +115,7 @@ class DynamicCuckooFilter {
   int f_ = 0;
   uint64_t seed_ = 0;
   uint64_t size_ = 0;
-  uint64_t rng_ = 0;  // state of the kick choices
+  uint64_t rng_ = 0;                         // state of the kick choices
   std::vector<internal::CuckooMove> moves_;  // scratch of Insert
 };
 

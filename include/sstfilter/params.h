@@ -47,10 +47,10 @@ int CuckooFingerprintBits(double bits_per_key);
 struct FilterParams {
   FilterKind kind = FilterKind::kEmpty;
   uint64_t num_keys = 0;
-  double bits_per_key = 0;   // as requested/chosen (before rounding to bytes)
-  int num_probes = 0;        // Bloom kinds
-  int fingerprint_bits = 0;  // cuckoo kinds
-  uint64_t filter_bytes = 0; // what a builder writes for num_keys keys
+  double bits_per_key = 0;    // as requested/chosen (before rounding to bytes)
+  int num_probes = 0;         // Bloom kinds
+  int fingerprint_bits = 0;   // cuckoo kinds
+  uint64_t filter_bytes = 0;  // what a builder writes for num_keys keys
   double expected_fpr = 0;
 };
 

@@ -18,7 +18,12 @@ namespace sstfilter {
 
 class Status {
  public:
-  enum class Code { kOk = 0, kInvalidArgument = 1, kNotSupported = 2, kCorruption = 3 };
+  enum class Code {
+    kOk = 0,
+    kInvalidArgument = 1,
+    kNotSupported = 2,
+    kCorruption = 3
+  };
 
   Status() = default;  // OK
   static Status OK() { return Status(); }

@@ -1,11 +1,11 @@
 // Builds a filter through the installed package and checks it; exit 0 on
 // success.
+#include <sstfilter/filter.h>
+#include <sstfilter/spec.h>
+
 #include <cstdio>
 #include <memory>
 #include <string>
-
-#include <sstfilter/filter.h>
-#include <sstfilter/spec.h>
 
 int main() {
   sstfilter::FilterSpec spec;

@@ -5,7 +5,7 @@
 # root and something missing: says what to install, and fails.
 
 SSTFILTER_PACKAGES=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config clang-format-19
   libxxhash-dev libgtest-dev libbenchmark-dev libgflags-dev
   librocksdb-dev rocksdb-tools libleveldb-dev
   gnuplot-nox
