@@ -61,7 +61,7 @@ void BM_Fpr(benchmark::State& state, std::string text) {
   SizeCounters(state, text, n);
 }
 
-// --- mutable filters ---
+// --- mutable filters ------------------------------------------------------------
 
 template <typename F>
 F MakeMutable(uint64_t capacity) {

@@ -33,7 +33,7 @@ std::string Hex(std::string_view s) {
   return out;
 }
 
-// --- golden bytes ---
+// --- golden bytes -------------------------------------------------------------
 
 TEST(CuckooFormatTest, GoldenCuckoo) {
   const std::string bytes =
@@ -289,7 +289,7 @@ TEST(CuckooFormatTest, SecondImplementationAgrees) {
   ExpectBookAgrees(bytes, 4);
 }
 
-// --- well-formed but unreadable ---
+// --- well-formed but unreadable -----------------------------------------------
 
 std::string WithParams(const std::string& bytes, FilterKind kind,
                        const std::string& params, int extra_payload = 0) {
