@@ -379,6 +379,59 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
   EXPECT_EQ(ReadFile(used / "results.json"), "{}");
 }
 
+// RocksDB's Ribbon at the memory of an sstfilter policy: sized with
+// RocksDB's own builder, run beside it, in the equal-memory table and in
+// the charts' Ribbon curve.
+TEST(CompareToolTest, RibbonRunsAtTheMemoryOfAnSstfilterPolicy) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir, {"--engines=rocksdb", "--num=20000", "--reads=2000",
+            "--phase_seconds=0", "--phases=absent",
+            "--policies=rocksdb:ribbon@blocked_bloom:10,rocksdb:ribbon:10",
+            "--out=" + out.string(), "--plot", "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  // The reference runs first (implicitly), then Ribbon at its memory.
+  ASSERT_EQ(doc["runs"].size(), 3u);
+  const json& ref = doc["runs"][0];
+  const json& sized = doc["runs"][1];
+  EXPECT_EQ(ref["policy"], "blocked_bloom:10");
+  EXPECT_TRUE(ref["implicit"].get<bool>());
+  EXPECT_EQ(sized["policy"], "rocksdb:ribbon@blocked_bloom:10");
+  EXPECT_EQ(sized["family"], "rocksdb:ribbon");
+  EXPECT_EQ(sized["reference"], "blocked_bloom:10");
+  ASSERT_FALSE(sized["skipped"].get<bool>());
+  // Ribbon's bits per key are Bloom-equivalent: at the memory of 10 real
+  // bits per key it is set well above 10, and its filters are no larger
+  // than the reference's (the L0 tables, flushed, hold Bloom filters; they
+  // are a small share of the keys).
+  const std::string filter = sized["filter"].get<std::string>();
+  ASSERT_EQ(filter.rfind("rocksdb:ribbon:", 0), 0u) << filter;
+  EXPECT_GT(std::stod(filter.substr(15)), 11) << filter;
+  const double ref_bytes = ref["build"]["filter_bytes"].get<double>();
+  const double sized_bytes = sized["build"]["filter_bytes"].get<double>();
+  EXPECT_LE(sized_bytes, 1.02 * ref_bytes);
+  EXPECT_GE(sized_bytes, 0.9 * ref_bytes);
+  // At equal memory Ribbon has fewer false positives than blocked Bloom.
+  const json* ref_absent =
+      FindPhase(doc, "rocksdb", "blocked_bloom:10", "absent");
+  const json* sized_absent =
+      FindPhase(doc, "rocksdb", "rocksdb:ribbon@blocked_bloom:10", "absent");
+  ASSERT_NE(ref_absent, nullptr);
+  ASSERT_NE(sized_absent, nullptr);
+  EXPECT_LT((*sized_absent)["fpr"].get<double>(),
+            (*ref_absent)["fpr"].get<double>());
+
+  const std::string text = ReadFile(out / "results.txt");
+  const auto pairs = TextTable(text, "Equal memory");
+  ASSERT_FALSE(pairs.empty());
+  EXPECT_NE(text.find("rocksdb:ribbon@blocked_bloom:10"), std::string::npos);
+  // One chart series per family: Ribbon's holds both Ribbon runs.
+  const std::string plot = ReadFile(out / "plot.dat");
+  EXPECT_NE(plot.find("rocksdb:ribbon"), std::string::npos);
+}
+
 // A kind this build has no builder for is reported as skipped, and the
 // rest of the comparison runs.
 TEST(CompareToolTest, KindWithoutBuilderIsSkippedWithTheReason) {

@@ -2,8 +2,9 @@
 //
 // LevelDB (1.23) as the comparison drives it.
 //
-// Counting. An EnvWrapper wraps the random-access files of tables (*.ldb,
-// *.sst) so that every Read calls CountRead. LevelDB has no direct I/O (it
+// Counting. The harness's EnvWrapper (harness/leveldb_counting.h) wraps the
+// random-access files of tables (*.ldb, *.sst) so that every Read calls
+// CountRead. LevelDB has no direct I/O (it
 // reads tables through mmap or pread, i.e. the page cache), so the block
 // cache is made empty (capacity 0) and lookups do not fill it: every block
 // a Get needs is one counted read. Table::Open reads a table's index and
@@ -46,8 +47,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/leveldb_counting.h"
 #include "sstfilter/leveldb.h"
-#include "tools/sstfilter_compare/counters.h"
 #include "tools/sstfilter_compare/engine.h"
 
 namespace sstfilter {
@@ -60,27 +61,13 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // --- counting, scheduling Env
 // ---------------------------------------------------
 
-class CountingEnv final : public leveldb::EnvWrapper {
+// The harness's counting Env, which also holds background work back on
+// request.
+class CountingEnv final : public harness::CountingEnv {
  public:
-  CountingEnv() : EnvWrapper(leveldb::Env::Default()) {}
-
-  leveldb::Status NewRandomAccessFile(
-      const std::string& name, leveldb::RandomAccessFile** result) override {
-    leveldb::Status s = target()->NewRandomAccessFile(name, result);
-    if (s.ok() && (EndsWith(name, ".ldb") || EndsWith(name, ".sst"))) {
-      *result = new CountingFile(*result);  // LevelDB owns it
-    }
-    return s;
-  }
-
   // Background work goes through here; it runs now, or, while held, later.
   void Schedule(void (*function)(void*), void* arg) override {
     {
@@ -123,20 +110,6 @@ class CountingEnv final : public leveldb::EnvWrapper {
   struct Call {
     CountingEnv* env;
     Job job;
-  };
-
-  class CountingFile final : public leveldb::RandomAccessFile {
-   public:
-    explicit CountingFile(leveldb::RandomAccessFile* base) : base_(base) {}
-    leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
-                         char* scratch) const override {
-      leveldb::Status s = base_->Read(offset, n, result, scratch);
-      CountRead(result->size());
-      return s;
-    }
-
-   private:
-    const std::unique_ptr<leveldb::RandomAccessFile> base_;
   };
 
   void Forward(const Job& job) {
@@ -183,7 +156,7 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
     const bool r = inner_->KeyMayMatch(key, filter);
-    CountProbes(1, r ? 1 : 0);
+    harness::CountProbes(1, r ? 1 : 0);
     return r;
   }
 

@@ -97,10 +97,11 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
     out->family = Family::kLevelDBBloom;
     return Status::OK();
   }
+  // Sized with the Ribbon builder of a compaction output (level 1); the
+  // flushed L0 tables of the run use Bloom at the same bits per key.
   if (text == "rocksdb:ribbon") {
-    return Bad(entry,
-               "rocksdb:ribbon cannot be sized to equal memory (its size "
-               "depends on the level); use it on the right of '@'");
+    out->family = Family::kRocksDBRibbon;
+    return Status::OK();
   }
   if (text == "none") return Bad(entry, "'none' has no size to choose");
   // An sstfilter kind: parse "<kind>:10[:seed=...]" (10 bits per key is
@@ -113,8 +114,8 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   if (!s.ok()) {
     return Bad(entry, "\"" + std::string(text) +
                           "\" is not a family: expected rocksdb:bloom, "
-                          "leveldb:bloom or an sstfilter kind (bloom, "
-                          "blocked_bloom, cuckoo)");
+                          "rocksdb:ribbon, leveldb:bloom or an sstfilter "
+                          "kind (bloom, blocked_bloom, cuckoo)");
   }
   out->family = Family::kSstfilter;
   out->spec = spec;
