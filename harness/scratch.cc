@@ -14,11 +14,19 @@ namespace sstfilter {
 namespace harness {
 
 ScratchDir::ScratchDir(const std::string& prefix) {
-  const std::string error = Create(prefix);
+  const std::string error = Make(prefix, &path_);
   if (!error.empty()) {
     std::fprintf(stderr, "%s\n", error.c_str());
     std::abort();
   }
+}
+
+std::string ScratchDir::New(const std::string& prefix, bool keep,
+                            std::unique_ptr<ScratchDir>* out) {
+  std::string path;
+  const std::string error = Make(prefix, &path);
+  if (error.empty()) out->reset(new ScratchDir(std::move(path), keep));
+  return error;
 }
 
 ScratchDir::~ScratchDir() {
@@ -27,7 +35,7 @@ ScratchDir::~ScratchDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
-std::string ScratchDir::Create(const std::string& prefix, bool keep) {
+std::string ScratchDir::Make(const std::string& prefix, std::string* path) {
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
                         "/" + prefix + ".XXXXXX";
@@ -35,8 +43,7 @@ std::string ScratchDir::Create(const std::string& prefix, bool keep) {
     return "cannot make a temporary folder from " + pattern + ": " +
            std::strerror(errno);
   }
-  path_ = pattern;
-  keep_ = keep;
+  *path = pattern;
   return "";
 }
 

@@ -6,7 +6,9 @@
 #ifndef SSTFILTER_HARNESS_SCRATCH_H_
 #define SSTFILTER_HARNESS_SCRATCH_H_
 
+#include <memory>
 #include <string>
+#include <utility>
 
 namespace sstfilter {
 namespace harness {
@@ -14,25 +16,30 @@ namespace harness {
 // A fresh folder under $TMPDIR (or /tmp), removed with its contents when
 // the object goes, unless kept.
 //
-//   ScratchDir dir("sstfilter_rocksdb");   // or: ScratchDir d; d.Create(...)
+//   ScratchDir dir("rocksdb_test");        // $TMPDIR/rocksdb_test.XXXXXX
 //   dir.Sub("db")                          // "<dir>/db"
 class ScratchDir {
  public:
-  ScratchDir() = default;
-  // Creates the folder; aborts if it cannot (for tests and benchmarks).
-  explicit ScratchDir(const std::string& prefix);
+  // Creates "<$TMPDIR or /tmp>/<prefix>.XXXXXX"; aborts if it cannot (for
+  // tests and benchmarks).
+  explicit ScratchDir(const std::string& prefix = "sstfilter_scratch");
+  // Creates it into *out, or returns why it cannot ("" on success).
+  // `keep`: leave the folder in place at the end.
+  static std::string New(const std::string& prefix, bool keep,
+                         std::unique_ptr<ScratchDir>* out);
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
-
-  // Creates "<$TMPDIR or /tmp>/<prefix>.XXXXXX". Returns "" or the error.
-  // `keep`: leave it in place at the end. REQUIRES: not created yet.
-  std::string Create(const std::string& prefix, bool keep = false);
 
   const std::string& path() const { return path_; }
   std::string Sub(const std::string& name) const { return path_ + "/" + name; }
 
  private:
+  ScratchDir(std::string path, bool keep)
+      : path_(std::move(path)), keep_(keep) {}
+  // Makes the folder: "" and its path in *path, or the error.
+  static std::string Make(const std::string& prefix, std::string* path);
+
   std::string path_;
   bool keep_ = false;
 };

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "harness/scratch.h"
 #include "nlohmann/json.hpp"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
@@ -29,18 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::stringstream ss;
@@ -49,23 +38,10 @@ std::string ReadFile(const fs::path& p) {
 }
 
 // A scratch folder, removed at the end of the test.
-class ScratchDir {
+class ScratchDir : public harness::ScratchDir {
  public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp && *tmp ? tmp : "/tmp") + "/compare_tool_test.XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : harness::ScratchDir("compare_tool_test") {}
+  fs::path path() const { return harness::ScratchDir::path(); }
 };
 
 struct ToolResult {
@@ -78,10 +54,10 @@ ToolResult RunTool(const ScratchDir& dir,
                    const std::vector<std::string>& args) {
   const fs::path out = dir.path() / "stdout.txt";
   const fs::path err = dir.path() / "stderr.txt";
-  std::string cmd = Quote(SSTFILTER_COMPARE_BINARY);
-  for (const std::string& a : args) cmd += " " + Quote(a);
-  cmd +=
-      " >" + Quote(out.string()) + " 2>" + Quote(err.string()) + " </dev/null";
+  std::string cmd = harness::ShellQuote(SSTFILTER_COMPARE_BINARY);
+  for (const std::string& a : args) cmd += " " + harness::ShellQuote(a);
+  cmd += " >" + harness::ShellQuote(out.string()) + " 2>" +
+         harness::ShellQuote(err.string()) + " </dev/null";
   const int status = std::system(cmd.c_str());
   ToolResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

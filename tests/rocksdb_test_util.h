@@ -18,11 +18,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness/keys.h"
+#include "harness/scratch.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
 #include "sstfilter/spec.h"
@@ -31,27 +32,9 @@ namespace sstfilter {
 namespace test {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.
-class ScratchDir {
+class ScratchDir : public harness::ScratchDir {
  public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
-                       "/sstfilter_rocksdb_XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  ScratchDir() : harness::ScratchDir("sstfilter_rocksdb") {}
 };
 
 // Keys with an 11-byte prefix "p" + 10 digits and a 2-byte suffix. Present
@@ -61,11 +44,11 @@ class ScratchDir {
 // present prefix with a suffix no present key has. All sort inside the
 // range of the present keys, so RocksDB must consult the filter for them.
 constexpr size_t kPrefixLen = 11;
+// "p" + 10 digits + "-" + one suffix digit. REQUIRES: 0 <= suffix <= 9.
 inline std::string MakeKey(uint64_t prefix_number, int suffix) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "p%010llu-%d",
-                static_cast<unsigned long long>(prefix_number), suffix);
-  return buf;
+  static const harness::KeySpace* keys =
+      new harness::KeySpace(harness::KeySpace::Decimal("p", 10, "-0"));
+  return keys->Key(prefix_number, static_cast<char>('0' + suffix));
 }
 inline std::string PresentKey(uint64_t i) {
   return MakeKey(8 * (i / 4), i % 4);

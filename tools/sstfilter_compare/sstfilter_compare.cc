@@ -354,8 +354,8 @@ struct Setup {
     PlannedRun run;
   };
   std::vector<Planned> plan;
-  harness::ScratchDir temp;  // the databases' folder, unless --db_dir
-  std::string base;          // the databases' folder
+  std::unique_ptr<harness::ScratchDir> temp;     // unless --db_dir
+  std::string base;                              // the databases' folder
   std::vector<std::unique_ptr<Engine>> engines;  // in flags.engine_order
 
   Engine* EngineFor(EngineBit e) const {
@@ -376,9 +376,10 @@ std::string Prepare(Setup* setup, Report* report) {
   }
   if (setup->plan.empty()) return "nothing to run";
   if (FLAGS_db_dir.empty()) {
-    const std::string err = setup->temp.Create("sstfilter_compare", FLAGS_keep);
+    const std::string err =
+        harness::ScratchDir::New("sstfilter_compare", FLAGS_keep, &setup->temp);
     if (!err.empty()) return err;
-    setup->base = setup->temp.path();
+    setup->base = setup->temp->path();
   } else {
     setup->base = FLAGS_db_dir;
     std::error_code ec;
