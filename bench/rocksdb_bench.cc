@@ -183,13 +183,10 @@ void RegisterAll() {
 }
 
 }  // namespace
-}  // namespace sstfilter
 
-int main(int argc, char** argv) {
-  sstfilter::RegisterAll();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+std::shared_ptr<void> bench::RegisterBenchmarks() {
+  RegisterAll();
+  return nullptr;
 }
+
+}  // namespace sstfilter

@@ -66,6 +66,12 @@ const KeySpace& FixedKeys() {
   return *keys;
 }
 
+std::string OtherPrefixKey(uint64_t i) {
+  static const KeySpace* keys =
+      new KeySpace(KeySpace::Decimal("nokey-", 1, ""));
+  return keys->Key(i);
+}
+
 std::string FarAbsentKey(uint64_t j, uint64_t num_keys) {
   return FixedKeys().Key(j * 7919 % num_keys) + "/" + std::to_string(j);
 }

@@ -94,6 +94,10 @@ class KeySpace {
 // "key-" + 11 decimal digits + 'a'.
 const KeySpace& FixedKeys();
 
+// Key i of another prefix, "nokey-<i>": absent from FixedKeys, and far from
+// every FixedKeys key for any reasonable hash.
+std::string OtherPrefixKey(uint64_t i);
+
 // Absent keys j = 0, 1, ... for a database of FixedKeys 0 .. num_keys-1.
 // Both sort inside the database's key range, right after a stored key, so
 // a Get consults that key's table and filter.

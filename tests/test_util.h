@@ -32,11 +32,7 @@ inline std::string Key(uint64_t i, char last = 'a') {
 }
 inline std::string NeighbourKey(uint64_t i) { return Key(i, 'b'); }
 // Absent keys far from every Key(i < 10^10): another prefix, "nokey-<i>".
-inline std::string AbsentKey(uint64_t i) {
-  static const harness::KeySpace* absent =
-      new harness::KeySpace(harness::KeySpace::Decimal("nokey-", 1, ""));
-  return absent->Key(i);
-}
+inline std::string AbsentKey(uint64_t i) { return harness::OtherPrefixKey(i); }
 
 inline FilterSpec MustParse(const std::string& text) {
   FilterSpec spec;
