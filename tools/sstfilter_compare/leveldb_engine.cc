@@ -402,6 +402,12 @@ class LevelDBEngine final : public Engine {
   }
 
  private:
+  // Loads the key space in chunks: see Load's comment.
+  std::string Load(const KeySpace& keys, const leveldb::Options& options,
+                   const ProgressFn& progress);
+  // Measures the finished database's tables and filters.
+  std::string Measure(const std::string& dir, BuildResult* out);
+
   leveldb::Options MakeOptions() {
     leveldb::Options o;
     o.env = &env_;
@@ -444,6 +450,35 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   const Clock::time_point start = Clock::now();
   err = Open(options, dir);
   if (!err.empty()) return err;
+  err = Load(keys, options, progress);
+  if (!err.empty()) return err;
+  out->load_seconds = SecondsSince(start);
+  if (policy_) {
+    out->filter_build_seconds = policy_->build_seconds();
+    out->filters_built = policy_->filters();
+  }
+  err = Measure(dir, out);
+  if (!err.empty()) return err;
+
+  // Reopen, hold background work, and open every table with a full scan
+  // (not counted: this thread has no counters). Entries are counted on
+  // the way.
+  err = Close();
+  if (!err.empty()) return err;
+  options.error_if_exists = false;
+  err = Open(options, dir);
+  if (!err.empty()) return err;
+  env_.WaitIdle();
+  env_.Hold();
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
+  if (!it->status().ok()) return Err("scan", it->status());
+  return "";
+}
+
+std::string LevelDBEngine::Load(const KeySpace& keys,
+                                const leveldb::Options& options,
+                                const ProgressFn& progress) {
   // The same tree for every policy: LevelDB switches memtables only where
   // we say, and every compaction that a switch triggers runs to its end
   // before more keys arrive, so the sequence of flushes and compactions
@@ -476,12 +511,10 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
     env_.WaitIdle();
     progress(i, n);
   }
-  out->load_seconds = SecondsSince(start);
-  if (policy_) {
-    out->filter_build_seconds = policy_->build_seconds();
-    out->filters_built = policy_->filters();
-  }
+  return "";
+}
 
+std::string LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
   std::string sstables;
   db_->GetProperty("leveldb.sstables", &sstables);
   std::vector<uint64_t> numbers;
@@ -498,7 +531,7 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
     if (!f) return "leveldb: cannot open table " + path;
     out->table_bytes += static_cast<uint64_t>(f.tellg());
     if (policy_) {
-      err = AddFilterBlock(path, meta_key, &stats);
+      const std::string err = AddFilterBlock(path, meta_key, &stats);
       if (!err.empty()) return err;
     }
   }
@@ -508,20 +541,6 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   // Table::Open keeps the filter block as read (from mmap or a heap copy).
   out->filter_memory_bytes = static_cast<int64_t>(stats.contents);
   out->notes.push_back("filter memory = filter blocks as read by Table::Open");
-
-  // Reopen, hold background work, and open every table with a full scan
-  // (not counted: this thread has no counters). Entries are counted on
-  // the way.
-  err = Close();
-  if (!err.empty()) return err;
-  options.error_if_exists = false;
-  err = Open(options, dir);
-  if (!err.empty()) return err;
-  env_.WaitIdle();
-  env_.Hold();
-  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
-  if (!it->status().ok()) return Err("scan", it->status());
   return "";
 }
 
