@@ -7,8 +7,11 @@
 #ifndef SSTFILTER_BENCH_BENCH_UTIL_H_
 #define SSTFILTER_BENCH_BENCH_UTIL_H_
 
+#include <benchmark/benchmark.h>
+
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "harness/keys.h"
 
@@ -20,6 +23,25 @@ namespace bench {
 // the binary's benchmarks (those this build can run) and returns what must
 // live until they have run, or null.
 std::shared_ptr<void> RegisterBenchmarks();
+
+// Registers Build<suffix> and Query{Positive,Negative}[Batched]<suffix>
+// (in ms): build(state, arg, n) and query(state, arg, n, present, batched).
+template <typename BuildFn, typename QueryFn, typename Arg>
+void RegisterBuildAndQueries(const std::string& suffix, BuildFn build,
+                             QueryFn query, Arg arg, uint64_t n) {
+  benchmark::RegisterBenchmark(("Build" + suffix).c_str(), build, arg, n)
+      ->Unit(benchmark::kMillisecond);
+  for (bool present : {true, false}) {
+    for (bool batched : {false, true}) {
+      const std::string name =
+          std::string(present ? "QueryPositive" : "QueryNegative") +
+          (batched ? "Batched" : "") + suffix;
+      benchmark::RegisterBenchmark(name.c_str(), query, arg, n, present,
+                                   batched)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
 
 using harness::KeySet;
 

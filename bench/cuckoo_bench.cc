@@ -117,7 +117,9 @@ void BM_MutableContains(benchmark::State& state, bool present) {
   state.counters["bits_per_key"] = 8.0 * bytes.size() / (n * 95 / 100);
 }
 
-void RegisterAll() {
+}  // namespace
+
+std::shared_ptr<void> bench::RegisterBenchmarks() {
   for (const char* text : kSameFprSpecs) {
     for (uint64_t n : kSizes) {
       const std::string suffix =
@@ -168,12 +170,6 @@ void RegisterAll() {
                                  present)
         ->Unit(benchmark::kMillisecond);
   }
-}
-
-}  // namespace
-
-std::shared_ptr<void> bench::RegisterBenchmarks() {
-  RegisterAll();
   return nullptr;
 }
 

@@ -162,30 +162,15 @@ void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
   }
 }
 
-void RegisterAll() {
-  for (const Candidate& c : Candidates()) {
-    for (uint64_t n : kSizes) {
-      const std::string suffix = "/" + c.name + "/" + std::to_string(n);
-      benchmark::RegisterBenchmark(("Build" + suffix).c_str(), BM_Build, &c, n)
-          ->Unit(benchmark::kMillisecond);
-      for (bool present : {true, false}) {
-        for (bool batched : {false, true}) {
-          const std::string name =
-              std::string(present ? "QueryPositive" : "QueryNegative") +
-              (batched ? "Batched" : "") + suffix;
-          benchmark::RegisterBenchmark(name.c_str(), BM_Query, &c, n, present,
-                                       batched)
-              ->Unit(benchmark::kMillisecond);
-        }
-      }
-    }
-  }
-}
-
 }  // namespace
 
 std::shared_ptr<void> bench::RegisterBenchmarks() {
-  RegisterAll();
+  for (const Candidate& c : Candidates()) {
+    for (uint64_t n : kSizes) {
+      const std::string suffix = "/" + c.name + "/" + std::to_string(n);
+      bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, &c, n);
+    }
+  }
   return nullptr;
 }
 

@@ -228,11 +228,8 @@ std::vector<std::tuple<std::string, Layout>> AllCases() {
 
 std::string CaseName(
     const ::testing::TestParamInfo<std::tuple<std::string, Layout>>& info) {
-  std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
-  for (char& c : s) {
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return s;
+  return test::TestName(std::get<0>(info.param) + "_" +
+                        std::get<1>(info.param).name);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBLayoutTest,
@@ -531,14 +528,7 @@ TEST_P(RocksDBTest, ConcurrentReaders) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           }
-                           return s;
-                         });
+                         test::SpecName);
 
 // ---------------------------------------------------------------------------
 // RocksDB really calls OUR builder and reader, through our declarations of
@@ -598,14 +588,7 @@ TEST_P(RocksDBCallsOurCodeTest, BuilderAndReaderThroughOurDeclarations) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBCallsOurCodeTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           }
-                           return s;
-                         });
+                         test::SpecName);
 
 }  // namespace
 }  // namespace sstfilter

@@ -130,6 +130,31 @@ inline void WriteKeys(rocksdb::DB* db, uint64_t begin, uint64_t end,
   ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
 }
 
+// MultiGet of key(0 .. n-1) in batches of 32; check(i, key(i), status,
+// value) on each answer, stopping at the first fatal failure.
+template <typename KeyFn, typename CheckFn>
+void MultiGetAll(rocksdb::DB* db, uint64_t n, KeyFn key, CheckFn check) {
+  constexpr size_t kBatch = 32;
+  std::vector<std::string> keys(kBatch);
+  std::vector<rocksdb::Slice> slices(kBatch);
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  for (uint64_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min<uint64_t>(kBatch, n - i);
+    for (size_t j = 0; j < m; j++) {
+      keys[j] = key(i + j);
+      slices[j] = keys[j];
+      values[j].Reset();
+    }
+    db->MultiGet(rocksdb::ReadOptions(), db->DefaultColumnFamily(), m,
+                 slices.data(), values.data(), statuses.data());
+    for (size_t j = 0; j < m; j++) {
+      check(i + j, keys[j], statuses[j], values[j]);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 // Every one of PresentKey(0 .. n-1) reads back, through Get and MultiGet.
 inline void ExpectAllPresent(rocksdb::DB* db, uint64_t n) {
   rocksdb::ReadOptions ro;
@@ -140,25 +165,12 @@ inline void ExpectAllPresent(rocksdb::DB* db, uint64_t n) {
                         << s.ToString();
     ASSERT_EQ(v, ValueOf(i));
   }
-  constexpr size_t kBatch = 32;
-  std::vector<std::string> keys(kBatch);
-  std::vector<rocksdb::Slice> slices(kBatch);
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  for (uint64_t i = 0; i < n; i += kBatch) {
-    const size_t m = std::min<uint64_t>(kBatch, n - i);
-    for (size_t j = 0; j < m; j++) {
-      keys[j] = PresentKey(i + j);
-      slices[j] = keys[j];
-      values[j].Reset();
-    }
-    db->MultiGet(ro, db->DefaultColumnFamily(), m, slices.data(), values.data(),
-                 statuses.data());
-    for (size_t j = 0; j < m; j++) {
-      ASSERT_TRUE(statuses[j].ok()) << "MultiGet false negative? " << keys[j];
-      ASSERT_EQ(values[j].ToString(), ValueOf(i + j));
-    }
-  }
+  MultiGetAll(db, n, PresentKey,
+              [](uint64_t i, const std::string& key, const rocksdb::Status& s,
+                 const rocksdb::PinnableSlice& value) {
+                ASSERT_TRUE(s.ok()) << "MultiGet false negative? " << key;
+                ASSERT_EQ(value.ToString(), ValueOf(i));
+              });
 }
 
 // Reads keys that were never written: Get (multiget=false) or MultiGet in
@@ -173,24 +185,10 @@ void ReadAbsent(rocksdb::DB* db, uint64_t n, KeyFn key, bool multiget) {
     }
     return;
   }
-  constexpr size_t kBatch = 32;
-  std::vector<std::string> keys(kBatch);
-  std::vector<rocksdb::Slice> slices(kBatch);
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  for (uint64_t i = 0; i < n; i += kBatch) {
-    const size_t m = std::min<uint64_t>(kBatch, n - i);
-    for (size_t j = 0; j < m; j++) {
-      keys[j] = key(i + j);
-      slices[j] = keys[j];
-      values[j].Reset();
-    }
-    db->MultiGet(ro, db->DefaultColumnFamily(), m, slices.data(), values.data(),
-                 statuses.data());
-    for (size_t j = 0; j < m; j++) {
-      ASSERT_TRUE(statuses[j].IsNotFound()) << keys[j];
-    }
-  }
+  MultiGetAll(
+      db, n, key,
+      [](uint64_t, const std::string& k, const rocksdb::Status& s,
+         const rocksdb::PinnableSlice&) { ASSERT_TRUE(s.IsNotFound()) << k; });
 }
 
 // What the filters said about the probes since the last Reset().

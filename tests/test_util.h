@@ -7,6 +7,9 @@
 #ifndef SSTFILTER_TESTS_TEST_UTIL_H_
 #define SSTFILTER_TESTS_TEST_UTIL_H_
 
+#include <gtest/gtest.h>
+
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +36,20 @@ inline std::string Key(uint64_t i, char last = 'a') {
 inline std::string NeighbourKey(uint64_t i) { return Key(i, 'b'); }
 // Absent keys far from every Key(i < 10^10): another prefix, "nokey-<i>".
 inline std::string AbsentKey(uint64_t i) { return harness::OtherPrefixKey(i); }
+
+// `s` as a test name: every character but letters and digits becomes '_'
+// ("cuckoo:12" -> "cuckoo_12").
+inline std::string TestName(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+// The name of a suite's case over AllKindSpecs(), for
+// INSTANTIATE_TEST_SUITE_P.
+inline std::string SpecName(const ::testing::TestParamInfo<std::string>& info) {
+  return TestName(info.param);
+}
 
 inline FilterSpec MustParse(const std::string& text) {
   FilterSpec spec;

@@ -55,12 +55,6 @@ namespace sstfilter {
 namespace compare {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 // --- counting, scheduling Env
 // ---------------------------------------------------
 

@@ -29,8 +29,6 @@ const PolicyRun* Report::Baseline(const std::string& engine) const {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // What one thread does in a phase; merged by RunPhase.
 struct ThreadResult {
   IoCounters io;

@@ -59,12 +59,6 @@ namespace sstfilter {
 namespace compare {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 // The engine's policy object for `p`, or null for "none".
 std::string MakePolicy(const Policy& p,
                        std::shared_ptr<const rocksdb::FilterPolicy>* out) {
