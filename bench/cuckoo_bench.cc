@@ -117,7 +117,9 @@ void BM_MutableContains(benchmark::State& state, bool present) {
   state.counters["bits_per_key"] = 8.0 * bytes.size() / (n * 95 / 100);
 }
 
-void RegisterAll() {
+}  // namespace
+
+std::shared_ptr<void> bench::RegisterBenchmarks() {
   for (const char* text : kSameFprSpecs) {
     for (uint64_t n : kSizes) {
       const std::string suffix =
@@ -168,16 +170,7 @@ void RegisterAll() {
                                  present)
         ->Unit(benchmark::kMillisecond);
   }
+  return nullptr;
 }
 
-}  // namespace
 }  // namespace sstfilter
-
-int main(int argc, char** argv) {
-  sstfilter::RegisterAll();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

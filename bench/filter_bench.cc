@@ -67,7 +67,9 @@ void BM_Fpr(benchmark::State& state, std::string kind, double bits) {
   }
 }
 
-void RegisterAll() {
+}  // namespace
+
+std::shared_ptr<void> bench::RegisterBenchmarks() {
   for (const char* kind : {"bloom", "blocked_bloom", "cuckoo"}) {
     if (MakeBuilder(std::string(kind) + ":12") == nullptr) continue;
     for (double bits : {6, 8, 10, 12, 14, 16, 20}) {
@@ -83,31 +85,10 @@ void RegisterAll() {
     for (uint64_t n : kSizes) {
       const std::string suffix =
           "/" + std::string(text) + "/" + std::to_string(n);
-      benchmark::RegisterBenchmark(("Build" + suffix).c_str(), BM_Build, text,
-                                   n)
-          ->Unit(benchmark::kMillisecond);
-      for (bool present : {true, false}) {
-        for (bool batched : {false, true}) {
-          const std::string name =
-              std::string(present ? "QueryPositive" : "QueryNegative") +
-              (batched ? "Batched" : "") + suffix;
-          benchmark::RegisterBenchmark(name.c_str(), BM_Query, text, n, present,
-                                       batched)
-              ->Unit(benchmark::kMillisecond);
-        }
-      }
+      bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, text, n);
     }
   }
+  return nullptr;
 }
 
-}  // namespace
 }  // namespace sstfilter
-
-int main(int argc, char** argv) {
-  sstfilter::RegisterAll();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -40,6 +40,10 @@
 #include <utility>
 #include <vector>
 
+#include "bench/bench_util.h"
+#include "harness/keys.h"
+#include "harness/leveldb_counting.h"
+#include "harness/scratch.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
@@ -47,13 +51,13 @@
 #include "leveldb/slice.h"
 #include "leveldb/write_batch.h"
 #include "sstfilter/leveldb.h"
-#include "tests/leveldb_util.h"
-#include "tests/test_util.h"
 
 namespace sstfilter {
 namespace {
 
-using test::Key;
+std::string Key(uint64_t i, char last = 'a') {
+  return harness::FixedKeys().Key(i, last);
+}
 
 // At 10 bits/key, and bloom:9, whose filters take about the bytes on disk
 // of LevelDB's Bloom at 10 (our trailer is a few bytes longer).
@@ -129,7 +133,7 @@ class Db {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     for (const auto& e : std::filesystem::directory_iterator(dir_)) {
-      if (test::CountingEnv::IsTableFile(e.path().string())) {
+      if (harness::CountingEnv::IsTableFile(e.path().string())) {
         table_bytes_ += e.file_size();
       }
     }
@@ -172,7 +176,7 @@ class Db {
     return env_.reads() / double(gets);
   }
 
-  test::CountingEnv& env() { return env_; }
+  harness::CountingEnv& env() { return env_; }
   uint64_t num_keys() const { return num_keys_; }
   uint64_t table_bytes() const { return table_bytes_; }
   double load_seconds() const { return load_seconds_; }
@@ -185,7 +189,7 @@ class Db {
     }
   }
 
-  test::CountingEnv env_;
+  harness::CountingEnv env_;
   const std::string dir_;
   const uint64_t num_keys_;
   const size_t value_size_;
@@ -204,10 +208,10 @@ std::string QNeighbourKey(uint64_t j, uint64_t num_keys) {
   return Key(j * 7919 % num_keys, 'q');
 }
 const AbsentKind kAbsentKinds[] = {
-    {"far", test::FarAbsentKey},
-    {"nb 'b'", test::NeighbourAbsentKey},
+    {"far", harness::FarAbsentKey},
+    {"nb 'b'", harness::NeighbourAbsentKey},
     {"nb 'q'", QNeighbourKey},
-    {"nb any", test::AnyByteNeighbourKey},
+    {"nb any", harness::AnyByteNeighbourKey},
 };
 constexpr size_t kNumAbsentKinds =
     sizeof(kAbsentKinds) / sizeof(kAbsentKinds[0]);
@@ -320,7 +324,8 @@ void BM_KeyMayMatch(benchmark::State& state,
     policy->CreateFilter(batches.batch(b), 36, &filters.back());
   }
   std::vector<std::string> probes;
-  for (uint64_t i = 0; i < 4096; i++) probes.push_back(test::AbsentKey(i));
+  for (uint64_t i = 0; i < 4096; i++)
+    probes.push_back(harness::OtherPrefixKey(i));
   uint64_t i = 0, matches = 0;
   for (auto _ : state) {
     matches += policy->KeyMayMatch(probes[i % 4096], filters[i % 1024]);
@@ -344,23 +349,22 @@ void BM_AbsentGet(benchmark::State& state, Db* db,
   state.counters["reads_per_get"] = db->env().reads() / double(j);
 }
 
+// The policies, databases and their folder, until the benchmarks have run.
+// Members go in reverse order: the databases close before their policies
+// and their folder go.
+struct Databases {
+  harness::ScratchDir root{"sstfilter_leveldb_bench"};
+  std::vector<Policy> policies = MakePolicies();
+  std::vector<std::unique_ptr<Db>> dbs;
+};
+
 }  // namespace
-}  // namespace sstfilter
 
-int main(int argc, char** argv) {
-  using namespace sstfilter;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-
-  const char* tmp = std::getenv("TMPDIR");
-  std::string root = std::string(tmp && *tmp ? tmp : "/tmp") +
-                     "/sstfilter_leveldb_bench_XXXXXX";
-  if (mkdtemp(root.data()) == nullptr) {
-    std::perror(root.c_str());
-    return 1;
-  }
-  const std::vector<Policy> policies = MakePolicies();
-  std::vector<std::unique_ptr<Db>> dbs = Report(policies, root);
+std::shared_ptr<void> bench::RegisterBenchmarks() {
+  auto state = std::make_shared<Databases>();
+  const std::vector<Policy>& policies = state->policies;
+  state->dbs = Report(policies, state->root.path());
+  std::vector<std::unique_ptr<Db>>& dbs = state->dbs;
 
   for (size_t p = 1; p < policies.size(); p++) {
     const leveldb::FilterPolicy* policy = policies[p].policy.get();
@@ -377,14 +381,12 @@ int main(int argc, char** argv) {
     const std::string& label = policies[p].label;
     benchmark::RegisterBenchmark(("AbsentGet/" + label + "/far").c_str(),
                                  BM_AbsentGet, dbs[p].get(),
-                                 test::FarAbsentKey);
+                                 harness::FarAbsentKey);
     benchmark::RegisterBenchmark(("AbsentGet/" + label + "/nb_any").c_str(),
                                  BM_AbsentGet, dbs[p].get(),
-                                 test::AnyByteNeighbourKey);
+                                 harness::AnyByteNeighbourKey);
   }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  dbs.clear();
-  std::filesystem::remove_all(root);
-  return 0;
+  return state;
 }
+
+}  // namespace sstfilter

@@ -162,34 +162,16 @@ void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
   }
 }
 
-void RegisterAll() {
+}  // namespace
+
+std::shared_ptr<void> bench::RegisterBenchmarks() {
   for (const Candidate& c : Candidates()) {
     for (uint64_t n : kSizes) {
       const std::string suffix = "/" + c.name + "/" + std::to_string(n);
-      benchmark::RegisterBenchmark(("Build" + suffix).c_str(), BM_Build, &c, n)
-          ->Unit(benchmark::kMillisecond);
-      for (bool present : {true, false}) {
-        for (bool batched : {false, true}) {
-          const std::string name =
-              std::string(present ? "QueryPositive" : "QueryNegative") +
-              (batched ? "Batched" : "") + suffix;
-          benchmark::RegisterBenchmark(name.c_str(), BM_Query, &c, n, present,
-                                       batched)
-              ->Unit(benchmark::kMillisecond);
-        }
-      }
+      bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, &c, n);
     }
   }
+  return nullptr;
 }
 
-}  // namespace
 }  // namespace sstfilter
-
-int main(int argc, char** argv) {
-  sstfilter::RegisterAll();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}

@@ -72,6 +72,14 @@ TEST(ComparePoliciesTest, ParsesEveryForm) {
   EXPECT_EQ(r.policy.family, Family::kRocksDBBloom);
   EXPECT_EQ(r.engines, unsigned{kRocksDB});
 
+  // RocksDB's Ribbon at the memory of an sstfilter policy: RocksDB only.
+  r = MustParse("rocksdb:ribbon@blocked_bloom:10");
+  EXPECT_TRUE(r.sized);
+  EXPECT_EQ(r.policy.family, Family::kRocksDBRibbon);
+  EXPECT_EQ(r.policy.FamilyName(), "rocksdb:ribbon");
+  EXPECT_EQ(r.reference.ToString(), "blocked_bloom:10");
+  EXPECT_EQ(r.engines, unsigned{kRocksDB});
+
   r = MustParse("bloom:seed=7@blocked_bloom:10");
   EXPECT_EQ(r.policy.spec.kind, FilterKind::kBloom);
   EXPECT_EQ(r.policy.spec.seed, 7u);
@@ -92,7 +100,7 @@ TEST(ComparePoliciesTest, RejectsBadEntriesWithTheReason) {
             std::string::npos);
   EXPECT_NE(ParseError("leveldb/rocksdb:bloom:10").find("no engine"),
             std::string::npos);
-  EXPECT_NE(ParseError("rocksdb:ribbon@bloom:10").find("ribbon"),
+  EXPECT_NE(ParseError("rocksdb:ribbon@leveldb:bloom:10").find("no engine"),
             std::string::npos);
   EXPECT_NE(ParseError("cuckoo@none").find("none"), std::string::npos);
   EXPECT_NE(ParseError("bloom:10@blocked_bloom:10").find("not a family"),
@@ -210,6 +218,32 @@ TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
                            EngineBytes(leveldb.get()), &out)
                   .ok());
   EXPECT_EQ(out.bits_per_key, 12);
+}
+
+TEST(ComparePoliciesTest, SizesRibbonWithRocksDBsRibbonBuilder) {
+  constexpr uint64_t kKeys = 50000;
+  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, 1, 0);
+  // The memory of sstfilter's blocked Bloom at 10 bits/key.
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(
+      NewFilterBuilder(MustParse("blocked_bloom:10").policy.spec, &b).ok());
+  const double target = static_cast<double>(b->FilterSize(kKeys));
+  Policy out;
+  ASSERT_TRUE(SizeToMemory(MustParse("rocksdb:ribbon@blocked_bloom:10").policy,
+                           kKeys, target, EngineBytes(rocksdb.get()), &out)
+                  .ok());
+  EXPECT_EQ(out.family, Family::kRocksDBRibbon);
+  uint64_t bytes = 0;
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, kKeys, &bytes), "");
+  EXPECT_LE(static_cast<double>(bytes), target);
+  // Ribbon takes ~30% less space than Bloom for the same FPR, so at equal
+  // memory its Bloom-equivalent bits per key are well above 10.
+  EXPECT_GT(out.bits_per_key, 11);
+  // The largest that fits: 0.1 bits/key more is larger than the target.
+  Policy more = out;
+  more.bits_per_key += 0.1;
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(more, kKeys, &bytes), "");
+  EXPECT_GT(static_cast<double>(bytes), target);
 }
 
 TEST(ComparePoliciesTest, SizingAKindWithoutBuilderSaysNotSupported) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "harness/scratch.h"
 #include "nlohmann/json.hpp"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
@@ -29,18 +30,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string ReadFile(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::stringstream ss;
@@ -49,23 +38,10 @@ std::string ReadFile(const fs::path& p) {
 }
 
 // A scratch folder, removed at the end of the test.
-class ScratchDir {
+class ScratchDir : public harness::ScratchDir {
  public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp && *tmp ? tmp : "/tmp") + "/compare_tool_test.XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
+  ScratchDir() : harness::ScratchDir("compare_tool_test") {}
+  fs::path path() const { return harness::ScratchDir::path(); }
 };
 
 struct ToolResult {
@@ -78,10 +54,10 @@ ToolResult RunTool(const ScratchDir& dir,
                    const std::vector<std::string>& args) {
   const fs::path out = dir.path() / "stdout.txt";
   const fs::path err = dir.path() / "stderr.txt";
-  std::string cmd = Quote(SSTFILTER_COMPARE_BINARY);
-  for (const std::string& a : args) cmd += " " + Quote(a);
-  cmd +=
-      " >" + Quote(out.string()) + " 2>" + Quote(err.string()) + " </dev/null";
+  std::string cmd = harness::ShellQuote(SSTFILTER_COMPARE_BINARY);
+  for (const std::string& a : args) cmd += " " + harness::ShellQuote(a);
+  cmd += " >" + harness::ShellQuote(out.string()) + " 2>" +
+         harness::ShellQuote(err.string()) + " </dev/null";
   const int status = std::system(cmd.c_str());
   ToolResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -377,6 +353,59 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("already holds results"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(used / "results.json"), "{}");
+}
+
+// RocksDB's Ribbon at the memory of an sstfilter policy: sized with
+// RocksDB's own builder, run beside it, in the equal-memory table and in
+// the charts' Ribbon curve.
+TEST(CompareToolTest, RibbonRunsAtTheMemoryOfAnSstfilterPolicy) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir, {"--engines=rocksdb", "--num=20000", "--reads=2000",
+            "--phase_seconds=0", "--phases=absent",
+            "--policies=rocksdb:ribbon@blocked_bloom:10,rocksdb:ribbon:10",
+            "--out=" + out.string(), "--plot", "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  // The reference runs first (implicitly), then Ribbon at its memory.
+  ASSERT_EQ(doc["runs"].size(), 3u);
+  const json& ref = doc["runs"][0];
+  const json& sized = doc["runs"][1];
+  EXPECT_EQ(ref["policy"], "blocked_bloom:10");
+  EXPECT_TRUE(ref["implicit"].get<bool>());
+  EXPECT_EQ(sized["policy"], "rocksdb:ribbon@blocked_bloom:10");
+  EXPECT_EQ(sized["family"], "rocksdb:ribbon");
+  EXPECT_EQ(sized["reference"], "blocked_bloom:10");
+  ASSERT_FALSE(sized["skipped"].get<bool>());
+  // Ribbon's bits per key are Bloom-equivalent: at the memory of 10 real
+  // bits per key it is set well above 10, and its filters are no larger
+  // than the reference's (the L0 tables, flushed, hold Bloom filters; they
+  // are a small share of the keys).
+  const std::string filter = sized["filter"].get<std::string>();
+  ASSERT_EQ(filter.rfind("rocksdb:ribbon:", 0), 0u) << filter;
+  EXPECT_GT(std::stod(filter.substr(15)), 11) << filter;
+  const double ref_bytes = ref["build"]["filter_bytes"].get<double>();
+  const double sized_bytes = sized["build"]["filter_bytes"].get<double>();
+  EXPECT_LE(sized_bytes, 1.02 * ref_bytes);
+  EXPECT_GE(sized_bytes, 0.9 * ref_bytes);
+  // At equal memory Ribbon has fewer false positives than blocked Bloom.
+  const json* ref_absent =
+      FindPhase(doc, "rocksdb", "blocked_bloom:10", "absent");
+  const json* sized_absent =
+      FindPhase(doc, "rocksdb", "rocksdb:ribbon@blocked_bloom:10", "absent");
+  ASSERT_NE(ref_absent, nullptr);
+  ASSERT_NE(sized_absent, nullptr);
+  EXPECT_LT((*sized_absent)["fpr"].get<double>(),
+            (*ref_absent)["fpr"].get<double>());
+
+  const std::string text = ReadFile(out / "results.txt");
+  const auto pairs = TextTable(text, "Equal memory");
+  ASSERT_FALSE(pairs.empty());
+  EXPECT_NE(text.find("rocksdb:ribbon@blocked_bloom:10"), std::string::npos);
+  // One chart series per family: Ribbon's holds both Ribbon runs.
+  const std::string plot = ReadFile(out / "plot.dat");
+  EXPECT_NE(plot.find("rocksdb:ribbon"), std::string::npos);
 }
 
 // A kind this build has no builder for is reported as skipped, and the

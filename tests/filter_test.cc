@@ -204,13 +204,7 @@ TEST_P(FilterTest, HundredsOfMillionsOfKeys) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, FilterTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           std::replace_if(
-                               name.begin(), name.end(),
-                               [](char c) { return !isalnum(c); }, '_');
-                           return name;
-                         });
+                         test::SpecName);
 
 }  // namespace
 }  // namespace sstfilter

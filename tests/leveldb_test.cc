@@ -24,6 +24,9 @@
 #include <thread>
 #include <vector>
 
+#include "harness/keys.h"
+#include "harness/leveldb_counting.h"
+#include "harness/scratch.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
@@ -33,7 +36,6 @@
 #include "leveldb/write_batch.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
-#include "tests/leveldb_util.h"
 #include "tests/test_util.h"
 
 // Allocation counting. Replacing the global operator new (and its deletes,
@@ -400,13 +402,13 @@ class LevelDBTest : public ::testing::TestWithParam<std::string> {
   static constexpr uint64_t kKeysPerFilter = 32;
 
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "sstfilter_leveldb_XXXXXX";
-    ASSERT_NE(mkdtemp(dir_.data()), nullptr) << dir_;
+    scratch_ = std::make_unique<harness::ScratchDir>("sstfilter_leveldb");
+    dir_ = scratch_->path();
     block_cache_.reset(leveldb::NewLRUCache(0));  // capacity 0: no caching
   }
   void TearDown() override {
     db_.reset();
-    std::filesystem::remove_all(dir_);
+    scratch_.reset();
   }
 
   leveldb::Options Options(const leveldb::FilterPolicy* policy) {
@@ -491,20 +493,21 @@ class LevelDBTest : public ::testing::TestWithParam<std::string> {
   }
   double FarReads(uint64_t n) {
     return ReadsPerAbsentGet(
-        kAbsentGets, [n](uint64_t j) { return test::FarAbsentKey(j, n); });
+        kAbsentGets, [n](uint64_t j) { return harness::FarAbsentKey(j, n); });
   }
   double NeighbourReads(uint64_t n) {
     return ReadsPerAbsentGet(kAbsentGets, [n](uint64_t j) {
-      return test::NeighbourAbsentKey(j, n);
+      return harness::NeighbourAbsentKey(j, n);
     });
   }
   double AnyByteNeighbourReads(uint64_t n) {
     return ReadsPerAbsentGet(kAbsentGets, [n](uint64_t j) {
-      return test::AnyByteNeighbourKey(j, n);
+      return harness::AnyByteNeighbourKey(j, n);
     });
   }
 
-  test::CountingEnv env_;
+  harness::CountingEnv env_;
+  std::unique_ptr<harness::ScratchDir> scratch_;
   std::string dir_;
   std::unique_ptr<leveldb::Cache> block_cache_;
   std::unique_ptr<leveldb::DB> db_;

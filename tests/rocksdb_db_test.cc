@@ -19,6 +19,8 @@
 #include <thread>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "harness/io_counters.h"
+#include "harness/rocksdb_counting.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/rocksdb.h"
 #include "tests/rocksdb_test_util.h"
@@ -226,11 +228,8 @@ std::vector<std::tuple<std::string, Layout>> AllCases() {
 
 std::string CaseName(
     const ::testing::TestParamInfo<std::tuple<std::string, Layout>>& info) {
-  std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
-  for (char& c : s) {
-    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return s;
+  return test::TestName(std::get<0>(info.param) + "_" +
+                        std::get<1>(info.param).name);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBLayoutTest,
@@ -529,95 +528,12 @@ TEST_P(RocksDBTest, ConcurrentReaders) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           }
-                           return s;
-                         });
+                         test::SpecName);
 
 // ---------------------------------------------------------------------------
 // RocksDB really calls OUR builder and reader, through our declarations of
-// its classes: a policy that forwards to ours and counts every call.
-
-struct CallCounts {
-  std::atomic<uint64_t> builders{0}, keys_added{0}, finishes{0};
-  std::atomic<uint64_t> readers{0}, single_probes{0}, batched_calls{0},
-      batched_keys{0};
-};
-
-class CountingBuilder : public rocksdb::FilterBitsBuilder {
- public:
-  CountingBuilder(rocksdb::FilterBitsBuilder* inner, CallCounts* c)
-      : inner_(inner), c_(c) {}
-  void AddKey(const rocksdb::Slice& key) override {
-    c_->keys_added++;
-    inner_->AddKey(key);
-  }
-  size_t EstimateEntriesAdded() override {
-    return inner_->EstimateEntriesAdded();
-  }
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    c_->finishes++;
-    return inner_->Finish(buf);
-  }
-  rocksdb::Status MaybePostVerify(const rocksdb::Slice& f) override {
-    return inner_->MaybePostVerify(f);
-  }
-  size_t ApproximateNumEntries(size_t bytes) override {
-    return inner_->ApproximateNumEntries(bytes);
-  }
-
- private:
-  std::unique_ptr<rocksdb::FilterBitsBuilder> inner_;
-  CallCounts* c_;
-};
-
-class CountingReader : public rocksdb::FilterBitsReader {
- public:
-  CountingReader(rocksdb::FilterBitsReader* inner, CallCounts* c)
-      : inner_(inner), c_(c) {}
-  bool MayMatch(const rocksdb::Slice& entry) override {
-    c_->single_probes++;
-    return inner_->MayMatch(entry);
-  }
-  void MayMatch(int n, rocksdb::Slice** keys, bool* may_match) override {
-    c_->batched_calls++;
-    c_->batched_keys += n;
-    inner_->MayMatch(n, keys, may_match);
-  }
-
- private:
-  std::unique_ptr<rocksdb::FilterBitsReader> inner_;
-  CallCounts* c_;
-};
-
-class CountingPolicy : public rocksdb::FilterPolicy {
- public:
-  CountingPolicy(std::shared_ptr<const rocksdb::FilterPolicy> inner,
-                 CallCounts* c)
-      : inner_(std::move(inner)), c_(c) {}
-  const char* Name() const override { return "CountingPolicy"; }
-  const char* CompatibilityName() const override {
-    return inner_->CompatibilityName();
-  }
-  rocksdb::FilterBitsBuilder* GetBuilderWithContext(
-      const rocksdb::FilterBuildingContext& ctx) const override {
-    c_->builders++;
-    return new CountingBuilder(inner_->GetBuilderWithContext(ctx), c_);
-  }
-  rocksdb::FilterBitsReader* GetFilterBitsReader(
-      const rocksdb::Slice& contents) const override {
-    c_->readers++;
-    return new CountingReader(inner_->GetFilterBitsReader(contents), c_);
-  }
-
- private:
-  std::shared_ptr<const rocksdb::FilterPolicy> inner_;
-  CallCounts* c_;
-};
+// its classes: a policy that forwards to ours and counts every call
+// (harness::InstrumentedPolicy; filter answers on this thread).
 
 class RocksDBCallsOurCodeTest : public RocksDBTest {};
 
@@ -625,9 +541,15 @@ TEST_P(RocksDBCallsOurCodeTest, BuilderAndReaderThroughOurDeclarations) {
   for (bool partitioned : {false, true}) {
     SCOPED_TRACE(partitioned ? "partitioned" : "full");
     ScratchDir dir;
-    CallCounts calls;
+    harness::PolicyCalls calls;
+    harness::IoCounters answers;  // filter answers on this thread
+    harness::ScopedCounting counting(&answers);
+    auto single_probes = [&answers] {
+      return answers.probes - answers.batched_probes;
+    };
     TableSetup t;
-    t.policy = std::make_shared<CountingPolicy>(MustPolicy(spec()), &calls);
+    t.policy = std::make_shared<harness::InstrumentedPolicy>(MustPolicy(spec()),
+                                                             &calls);
     t.partitioned = partitioned;
     const rocksdb::Options o = MakeOptions(t);
     auto db = OpenDB(o, dir.path());
@@ -644,19 +566,19 @@ TEST_P(RocksDBCallsOurCodeTest, BuilderAndReaderThroughOurDeclarations) {
     // reader from our policy (a mismatch would silently skip the filter).
     ExpectAllPresent(db.get(), kKeys);
     EXPECT_GT(calls.readers.load(), 0u);
-    const uint64_t single_before = calls.single_probes.load();
+    const uint64_t single_before = single_probes();
     o.statistics->Reset();
     ReadAbsent(db.get(), kKeys, MissingKey, false);
-    EXPECT_EQ(calls.single_probes.load() - single_before, kKeys);
+    EXPECT_EQ(single_probes() - single_before, kKeys);
     const FilterCounts get = Counts(o.statistics.get());
     EXPECT_GT(get.negatives, 0u);
 
     // MultiGet uses the batched overload, with whole batches.
-    const uint64_t batched_before = calls.batched_keys.load();
+    const uint64_t batched_before = answers.batched_probes;
     o.statistics->Reset();
     ReadAbsent(db.get(), kKeys, MissingKey, true);
-    EXPECT_GT(calls.batched_calls.load(), 0u);
-    EXPECT_EQ(calls.batched_keys.load() - batched_before, kKeys);
+    EXPECT_GT(answers.batches, 0u);
+    EXPECT_EQ(answers.batched_probes - batched_before, kKeys);
     const FilterCounts multi = Counts(o.statistics.get());
     // Same filter, same keys: the batched path answers exactly like the
     // single one.
@@ -666,14 +588,7 @@ TEST_P(RocksDBCallsOurCodeTest, BuilderAndReaderThroughOurDeclarations) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBCallsOurCodeTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           }
-                           return s;
-                         });
+                         test::SpecName);
 
 }  // namespace
 }  // namespace sstfilter

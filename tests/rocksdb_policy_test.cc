@@ -423,14 +423,7 @@ TEST_P(RocksDBKindTest, PostVerifyCatchesADamagedFilter) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBKindTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           }
-                           return s;
-                         });
+                         test::SpecName);
 
 }  // namespace
 }  // namespace sstfilter

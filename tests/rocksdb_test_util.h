@@ -18,11 +18,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "harness/keys.h"
+#include "harness/scratch.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
 #include "sstfilter/spec.h"
@@ -31,27 +32,9 @@ namespace sstfilter {
 namespace test {
 
 // A fresh directory under $TMPDIR (or /tmp), removed with its contents.
-class ScratchDir {
+class ScratchDir : public harness::ScratchDir {
  public:
-  ScratchDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string tmpl = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") +
-                       "/sstfilter_rocksdb_XXXXXX";
-    if (mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
+  ScratchDir() : harness::ScratchDir("sstfilter_rocksdb") {}
 };
 
 // Keys with an 11-byte prefix "p" + 10 digits and a 2-byte suffix. Present
@@ -61,11 +44,11 @@ class ScratchDir {
 // present prefix with a suffix no present key has. All sort inside the
 // range of the present keys, so RocksDB must consult the filter for them.
 constexpr size_t kPrefixLen = 11;
+// "p" + 10 digits + "-" + one suffix digit. REQUIRES: 0 <= suffix <= 9.
 inline std::string MakeKey(uint64_t prefix_number, int suffix) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "p%010llu-%d",
-                static_cast<unsigned long long>(prefix_number), suffix);
-  return buf;
+  static const harness::KeySpace* keys =
+      new harness::KeySpace(harness::KeySpace::Decimal("p", 10, "-0"));
+  return keys->Key(prefix_number, static_cast<char>('0' + suffix));
 }
 inline std::string PresentKey(uint64_t i) {
   return MakeKey(8 * (i / 4), i % 4);
@@ -147,6 +130,31 @@ inline void WriteKeys(rocksdb::DB* db, uint64_t begin, uint64_t end,
   ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
 }
 
+// MultiGet of key(0 .. n-1) in batches of 32; check(i, key(i), status,
+// value) on each answer, stopping at the first fatal failure.
+template <typename KeyFn, typename CheckFn>
+void MultiGetAll(rocksdb::DB* db, uint64_t n, KeyFn key, CheckFn check) {
+  constexpr size_t kBatch = 32;
+  std::vector<std::string> keys(kBatch);
+  std::vector<rocksdb::Slice> slices(kBatch);
+  std::vector<rocksdb::PinnableSlice> values(kBatch);
+  std::vector<rocksdb::Status> statuses(kBatch);
+  for (uint64_t i = 0; i < n; i += kBatch) {
+    const size_t m = std::min<uint64_t>(kBatch, n - i);
+    for (size_t j = 0; j < m; j++) {
+      keys[j] = key(i + j);
+      slices[j] = keys[j];
+      values[j].Reset();
+    }
+    db->MultiGet(rocksdb::ReadOptions(), db->DefaultColumnFamily(), m,
+                 slices.data(), values.data(), statuses.data());
+    for (size_t j = 0; j < m; j++) {
+      check(i + j, keys[j], statuses[j], values[j]);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
 // Every one of PresentKey(0 .. n-1) reads back, through Get and MultiGet.
 inline void ExpectAllPresent(rocksdb::DB* db, uint64_t n) {
   rocksdb::ReadOptions ro;
@@ -157,25 +165,12 @@ inline void ExpectAllPresent(rocksdb::DB* db, uint64_t n) {
                         << s.ToString();
     ASSERT_EQ(v, ValueOf(i));
   }
-  constexpr size_t kBatch = 32;
-  std::vector<std::string> keys(kBatch);
-  std::vector<rocksdb::Slice> slices(kBatch);
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  for (uint64_t i = 0; i < n; i += kBatch) {
-    const size_t m = std::min<uint64_t>(kBatch, n - i);
-    for (size_t j = 0; j < m; j++) {
-      keys[j] = PresentKey(i + j);
-      slices[j] = keys[j];
-      values[j].Reset();
-    }
-    db->MultiGet(ro, db->DefaultColumnFamily(), m, slices.data(), values.data(),
-                 statuses.data());
-    for (size_t j = 0; j < m; j++) {
-      ASSERT_TRUE(statuses[j].ok()) << "MultiGet false negative? " << keys[j];
-      ASSERT_EQ(values[j].ToString(), ValueOf(i + j));
-    }
-  }
+  MultiGetAll(db, n, PresentKey,
+              [](uint64_t i, const std::string& key, const rocksdb::Status& s,
+                 const rocksdb::PinnableSlice& value) {
+                ASSERT_TRUE(s.ok()) << "MultiGet false negative? " << key;
+                ASSERT_EQ(value.ToString(), ValueOf(i));
+              });
 }
 
 // Reads keys that were never written: Get (multiget=false) or MultiGet in
@@ -190,24 +185,10 @@ void ReadAbsent(rocksdb::DB* db, uint64_t n, KeyFn key, bool multiget) {
     }
     return;
   }
-  constexpr size_t kBatch = 32;
-  std::vector<std::string> keys(kBatch);
-  std::vector<rocksdb::Slice> slices(kBatch);
-  std::vector<rocksdb::PinnableSlice> values(kBatch);
-  std::vector<rocksdb::Status> statuses(kBatch);
-  for (uint64_t i = 0; i < n; i += kBatch) {
-    const size_t m = std::min<uint64_t>(kBatch, n - i);
-    for (size_t j = 0; j < m; j++) {
-      keys[j] = key(i + j);
-      slices[j] = keys[j];
-      values[j].Reset();
-    }
-    db->MultiGet(ro, db->DefaultColumnFamily(), m, slices.data(), values.data(),
-                 statuses.data());
-    for (size_t j = 0; j < m; j++) {
-      ASSERT_TRUE(statuses[j].IsNotFound()) << keys[j];
-    }
-  }
+  MultiGetAll(
+      db, n, key,
+      [](uint64_t, const std::string& k, const rocksdb::Status& s,
+         const rocksdb::PinnableSlice&) { ASSERT_TRUE(s.IsNotFound()) << k; });
 }
 
 // What the filters said about the probes since the last Reset().

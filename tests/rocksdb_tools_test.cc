@@ -199,14 +199,7 @@ TEST_P(RocksDBToolsTest, LdbCompactKeepsOurFilterOnlyWithThePlugin) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBToolsTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string s = info.param;
-                           for (char& c : s) {
-                             if (!isalnum(static_cast<unsigned char>(c)))
-                               c = '_';
-                           }
-                           return s;
-                         });
+                         test::SpecName);
 
 }  // namespace
 }  // namespace sstfilter

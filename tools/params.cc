@@ -96,6 +96,65 @@ std::string HumanBytes(double bytes) {
 // A dash for a parameter the kind does not have.
 std::string IntOrDash(int v) { return v > 0 ? std::to_string(v) : "-"; }
 
+// The rows of `sstfilter params`, and what the notes under them need.
+struct ParamsTable {
+  std::string rows;
+  std::string problems;  // kinds not shown, with the reason
+  bool any_mutable = false;
+  bool written_as_other = false;
+};
+
+// Adds kind k's row for `keys` keys at FPR `fpr`, or its problem.
+void AddKindRow(FilterKind k, uint64_t keys, double fpr, ParamsTable* out) {
+  FilterParams p;
+  const bool is_mutable =
+      k == FilterKind::kCountingBloom || k == FilterKind::kDynamicCuckoo;
+  bool scaled = false;
+  Status s = is_mutable ? MutableParams(k, keys, fpr, &p, &scaled)
+                        : ParamsForFpr(k, keys, fpr, &p);
+  out->any_mutable |= is_mutable && s.ok();
+  // A kind this build cannot plan comes back as kEmpty: report it rather
+  // than print zeros.
+  if (s.ok() && p.kind == FilterKind::kEmpty) {
+    s = Status::NotSupported(std::string(FilterKindName(k)) +
+                             " is not available in this build");
+  }
+  if (!s.ok()) {
+    out->problems +=
+        std::string("  ") + FilterKindName(k) + ": " + s.message() + "\n";
+    return;
+  }
+  // A spec to paste into a policy: bits per key rounded up to 1/100 (so
+  // the FPR stays within target), and the filter that spec builds.
+  std::string spec_text = "-";
+  if (HasBuilder(k)) {
+    FilterSpec spec;
+    spec.kind = k;
+    // Cuckoo specs name whole fingerprint bits ("cuckoo:10").
+    spec.bits_per_key =
+        p.fingerprint_bits > 0
+            ? p.fingerprint_bits
+            : std::min(std::ceil(p.bits_per_key * 100 - 1e-9) / 100,
+                       MaxBitsPerKey(k));
+    if (ParamsForSpec(spec, keys, &p).ok()) spec_text = spec.ToString();
+  }
+  const double bits_per_key =
+      8.0 * static_cast<double>(p.filter_bytes) / static_cast<double>(keys);
+  // At small sizes a blocked_bloom spec writes a standard Bloom filter.
+  const bool other_kind = p.kind != k;
+  out->written_as_other |= other_kind;
+  char row[256];
+  std::snprintf(
+      row, sizeof(row), "%-15s %-20s %9.3f %7s %8s %c%13llu %13s %13.6g%%\n",
+      (FilterKindName(k) + std::string(other_kind ? "*" : "")).c_str(),
+      spec_text.c_str(), bits_per_key, IntOrDash(p.num_probes).c_str(),
+      IntOrDash(p.fingerprint_bits).c_str(), scaled ? '~' : ' ',
+      static_cast<unsigned long long>(p.filter_bytes),
+      ("(" + HumanBytes(static_cast<double>(p.filter_bytes)) + ")").c_str(),
+      100 * p.expected_fpr);
+  out->rows += row;
+}
+
 }  // namespace
 
 int Params(uint64_t keys, double fpr, const std::string& kind) {
@@ -111,58 +170,12 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
     return kUsageError;
   }
 
-  std::string rows;
-  bool written_as_other = false, any_mutable = false;
-  std::string problems;
-  for (FilterKind k : kinds) {
-    FilterParams p;
-    const bool is_mutable =
-        k == FilterKind::kCountingBloom || k == FilterKind::kDynamicCuckoo;
-    bool scaled = false;
-    Status s = is_mutable ? MutableParams(k, keys, fpr, &p, &scaled)
-                          : ParamsForFpr(k, keys, fpr, &p);
-    any_mutable |= is_mutable && s.ok();
-    // A kind this build cannot plan comes back as kEmpty: report it rather
-    // than print zeros.
-    if (s.ok() && p.kind == FilterKind::kEmpty) {
-      s = Status::NotSupported(std::string(FilterKindName(k)) +
-                               " is not available in this build");
-    }
-    if (!s.ok()) {
-      problems +=
-          std::string("  ") + FilterKindName(k) + ": " + s.message() + "\n";
-      continue;
-    }
-    // A spec to paste into a policy: bits per key rounded up to 1/100 (so
-    // the FPR stays within target), and the filter that spec builds.
-    std::string spec_text = "-";
-    if (HasBuilder(k)) {
-      FilterSpec spec;
-      spec.kind = k;
-      // Cuckoo specs name whole fingerprint bits ("cuckoo:10").
-      spec.bits_per_key =
-          p.fingerprint_bits > 0
-              ? p.fingerprint_bits
-              : std::min(std::ceil(p.bits_per_key * 100 - 1e-9) / 100,
-                         MaxBitsPerKey(k));
-      if (ParamsForSpec(spec, keys, &p).ok()) spec_text = spec.ToString();
-    }
-    const double bits_per_key =
-        8.0 * static_cast<double>(p.filter_bytes) / static_cast<double>(keys);
-    // At small sizes a blocked_bloom spec writes a standard Bloom filter.
-    const bool other_kind = p.kind != k;
-    written_as_other |= other_kind;
-    char row[256];
-    std::snprintf(
-        row, sizeof(row), "%-15s %-20s %9.3f %7s %8s %c%13llu %13s %13.6g%%\n",
-        (FilterKindName(k) + std::string(other_kind ? "*" : "")).c_str(),
-        spec_text.c_str(), bits_per_key, IntOrDash(p.num_probes).c_str(),
-        IntOrDash(p.fingerprint_bits).c_str(), scaled ? '~' : ' ',
-        static_cast<unsigned long long>(p.filter_bytes),
-        ("(" + HumanBytes(static_cast<double>(p.filter_bytes)) + ")").c_str(),
-        100 * p.expected_fpr);
-    rows += row;
-  }
+  ParamsTable table;
+  for (FilterKind k : kinds) AddKindRow(k, keys, fpr, &table);
+  const std::string& rows = table.rows;
+  const std::string& problems = table.problems;
+  const bool any_mutable = table.any_mutable;
+  const bool written_as_other = table.written_as_other;
   if (rows.empty()) {
     std::fprintf(stderr,
                  "sstfilter: no filter reaches FPR %g for %llu keys:\n%s", fpr,

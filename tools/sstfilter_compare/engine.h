@@ -13,6 +13,7 @@
 #ifndef SSTFILTER_TOOLS_COMPARE_ENGINE_H_
 #define SSTFILTER_TOOLS_COMPARE_ENGINE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,6 +26,12 @@
 
 namespace sstfilter {
 namespace compare {
+
+using Clock = std::chrono::steady_clock;
+
+inline double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Engine-specific counters (RocksDB tickers and perf context) kept beside
 // the common ones, for cross-checks. Summed over threads.

@@ -2,8 +2,9 @@
 //
 // LevelDB (1.23) as the comparison drives it.
 //
-// Counting. An EnvWrapper wraps the random-access files of tables (*.ldb,
-// *.sst) so that every Read calls CountRead. LevelDB has no direct I/O (it
+// Counting. The harness's EnvWrapper (harness/leveldb_counting.h) wraps the
+// random-access files of tables (*.ldb, *.sst) so that every Read calls
+// CountRead. LevelDB has no direct I/O (it
 // reads tables through mmap or pread, i.e. the page cache), so the block
 // cache is made empty (capacity 0) and lookups do not fill it: every block
 // a Get needs is one counted read. Table::Open reads a table's index and
@@ -46,41 +47,21 @@
 #include <utility>
 #include <vector>
 
+#include "harness/leveldb_counting.h"
 #include "sstfilter/leveldb.h"
-#include "tools/sstfilter_compare/counters.h"
 #include "tools/sstfilter_compare/engine.h"
 
 namespace sstfilter {
 namespace compare {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // --- counting, scheduling Env
 // ---------------------------------------------------
 
-class CountingEnv final : public leveldb::EnvWrapper {
+// The harness's counting Env, which also holds background work back on
+// request.
+class CountingEnv final : public harness::CountingEnv {
  public:
-  CountingEnv() : EnvWrapper(leveldb::Env::Default()) {}
-
-  leveldb::Status NewRandomAccessFile(
-      const std::string& name, leveldb::RandomAccessFile** result) override {
-    leveldb::Status s = target()->NewRandomAccessFile(name, result);
-    if (s.ok() && (EndsWith(name, ".ldb") || EndsWith(name, ".sst"))) {
-      *result = new CountingFile(*result);  // LevelDB owns it
-    }
-    return s;
-  }
-
   // Background work goes through here; it runs now, or, while held, later.
   void Schedule(void (*function)(void*), void* arg) override {
     {
@@ -123,20 +104,6 @@ class CountingEnv final : public leveldb::EnvWrapper {
   struct Call {
     CountingEnv* env;
     Job job;
-  };
-
-  class CountingFile final : public leveldb::RandomAccessFile {
-   public:
-    explicit CountingFile(leveldb::RandomAccessFile* base) : base_(base) {}
-    leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
-                         char* scratch) const override {
-      leveldb::Status s = base_->Read(offset, n, result, scratch);
-      CountRead(result->size());
-      return s;
-    }
-
-   private:
-    const std::unique_ptr<leveldb::RandomAccessFile> base_;
   };
 
   void Forward(const Job& job) {
@@ -183,7 +150,7 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
     const bool r = inner_->KeyMayMatch(key, filter);
-    CountProbes(1, r ? 1 : 0);
+    harness::CountProbes(1, r ? 1 : 0);
     return r;
   }
 
@@ -429,6 +396,12 @@ class LevelDBEngine final : public Engine {
   }
 
  private:
+  // Loads the key space in chunks: see Load's comment.
+  std::string Load(const KeySpace& keys, const leveldb::Options& options,
+                   const ProgressFn& progress);
+  // Measures the finished database's tables and filters.
+  std::string Measure(const std::string& dir, BuildResult* out);
+
   leveldb::Options MakeOptions() {
     leveldb::Options o;
     o.env = &env_;
@@ -471,6 +444,35 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   const Clock::time_point start = Clock::now();
   err = Open(options, dir);
   if (!err.empty()) return err;
+  err = Load(keys, options, progress);
+  if (!err.empty()) return err;
+  out->load_seconds = SecondsSince(start);
+  if (policy_) {
+    out->filter_build_seconds = policy_->build_seconds();
+    out->filters_built = policy_->filters();
+  }
+  err = Measure(dir, out);
+  if (!err.empty()) return err;
+
+  // Reopen, hold background work, and open every table with a full scan
+  // (not counted: this thread has no counters). Entries are counted on
+  // the way.
+  err = Close();
+  if (!err.empty()) return err;
+  options.error_if_exists = false;
+  err = Open(options, dir);
+  if (!err.empty()) return err;
+  env_.WaitIdle();
+  env_.Hold();
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
+  if (!it->status().ok()) return Err("scan", it->status());
+  return "";
+}
+
+std::string LevelDBEngine::Load(const KeySpace& keys,
+                                const leveldb::Options& options,
+                                const ProgressFn& progress) {
   // The same tree for every policy: LevelDB switches memtables only where
   // we say, and every compaction that a switch triggers runs to its end
   // before more keys arrive, so the sequence of flushes and compactions
@@ -503,12 +505,10 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
     env_.WaitIdle();
     progress(i, n);
   }
-  out->load_seconds = SecondsSince(start);
-  if (policy_) {
-    out->filter_build_seconds = policy_->build_seconds();
-    out->filters_built = policy_->filters();
-  }
+  return "";
+}
 
+std::string LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
   std::string sstables;
   db_->GetProperty("leveldb.sstables", &sstables);
   std::vector<uint64_t> numbers;
@@ -525,7 +525,7 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
     if (!f) return "leveldb: cannot open table " + path;
     out->table_bytes += static_cast<uint64_t>(f.tellg());
     if (policy_) {
-      err = AddFilterBlock(path, meta_key, &stats);
+      const std::string err = AddFilterBlock(path, meta_key, &stats);
       if (!err.empty()) return err;
     }
   }
@@ -535,20 +535,6 @@ std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   // Table::Open keeps the filter block as read (from mmap or a heap copy).
   out->filter_memory_bytes = static_cast<int64_t>(stats.contents);
   out->notes.push_back("filter memory = filter blocks as read by Table::Open");
-
-  // Reopen, hold background work, and open every table with a full scan
-  // (not counted: this thread has no counters). Entries are counted on
-  // the way.
-  err = Close();
-  if (!err.empty()) return err;
-  options.error_if_exists = false;
-  err = Open(options, dir);
-  if (!err.empty()) return err;
-  env_.WaitIdle();
-  env_.Hold();
-  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
-  if (!it->status().ok()) return Err("scan", it->status());
   return "";
 }
 

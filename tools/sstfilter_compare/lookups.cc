@@ -29,8 +29,6 @@ const PolicyRun* Report::Baseline(const std::string& engine) const {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 // What one thread does in a phase; merged by RunPhase.
 struct ThreadResult {
   IoCounters io;
@@ -61,6 +59,66 @@ struct Probe {
   bool present = false;
 };
 
+// Chooses the next key of `phase` into *key, and what it must answer.
+Probe ChooseProbe(const KeySpace& keys, Phase phase,
+                  const LookupOptions& options, Random64* rng,
+                  std::string* key) {
+  const uint64_t n = keys.num_keys();
+  // Absent key numbers: anywhere from n up, far from overflow.
+  const uint64_t absent_range = (uint64_t{1} << 62) - n;
+  Probe p;
+  switch (phase) {
+    case Phase::kPresent:
+      p = {rng->Uniform(n), true};
+      break;
+    case Phase::kAbsent:
+      p = {n + rng->Uniform(absent_range), false};
+      break;
+    case Phase::kNeighbour:
+      p = {rng->Uniform(n), false};
+      keys.Neighbour(p.number, rng->Next(), key);
+      return p;
+    case Phase::kMultiGet:
+      if (rng->Bernoulli(options.multiget_present)) {
+        p = {rng->Uniform(n), true};
+      } else {
+        p = {n + rng->Uniform(absent_range), false};
+      }
+      break;
+  }
+  keys.Key(p.number, key);
+  return p;
+}
+
+// Checks the answers to the first m probes: every present key found with
+// its value, no absent key found. Adds the keys found to *found_keys.
+// Returns "" or the error.
+std::string CheckAnswers(const KeySpace& keys, Phase phase,
+                         const std::vector<Probe>& probes,
+                         const std::vector<std::string>& values,
+                         const std::vector<bool>& found, size_t m,
+                         uint64_t* found_keys) {
+  std::string expected;
+  for (size_t k = 0; k < m; k++) {
+    const Probe& p = probes[k];
+    if (found[k] != p.present) {
+      return std::string(p.present ? "a present key was not found "
+                                     "(a false negative?)"
+                                   : "an absent key was found") +
+             " in phase " + PhaseName(phase) + ", key number " +
+             std::to_string(p.number);
+    }
+    if (p.present) {
+      keys.Value(p.number, &expected);
+      if (values[k] != expected) {
+        return "wrong value for key number " + std::to_string(p.number);
+      }
+      (*found_keys)++;
+    }
+  }
+  return "";
+}
+
 void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
                const LookupOptions& options, uint64_t quota, int thread,
                Clock::time_point deadline, Shared* shared, ThreadResult* out) {
@@ -69,10 +127,6 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
   Random64 rng(Mix64(options.seed ^ (static_cast<uint64_t>(phase) + 1) *
                                         0x9e3779b97f4a7c15ULL) +
                static_cast<uint64_t>(thread));
-  const uint64_t n = keys.num_keys();
-  // Absent key numbers: anywhere from n up, far from overflow.
-  const uint64_t absent_range = (uint64_t{1} << 62) - n;
-  std::string expected;
   const size_t batch =
       phase == Phase::kMultiGet ? static_cast<size_t>(options.batch) : 1;
   std::vector<std::string> batch_keys(batch);
@@ -85,29 +139,7 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
     const size_t m =
         static_cast<size_t>(std::min<uint64_t>(batch, quota - out->ops));
     for (size_t k = 0; k < m; k++) {
-      Probe& p = probes[k];
-      switch (phase) {
-        case Phase::kPresent:
-          p = {rng.Uniform(n), true};
-          keys.Key(p.number, &batch_keys[k]);
-          break;
-        case Phase::kAbsent:
-          p = {n + rng.Uniform(absent_range), false};
-          keys.Key(p.number, &batch_keys[k]);
-          break;
-        case Phase::kNeighbour:
-          p = {rng.Uniform(n), false};
-          keys.Neighbour(p.number, rng.Next(), &batch_keys[k]);
-          break;
-        case Phase::kMultiGet:
-          if (rng.Bernoulli(options.multiget_present)) {
-            p = {rng.Uniform(n), true};
-          } else {
-            p = {n + rng.Uniform(absent_range), false};
-          }
-          keys.Key(p.number, &batch_keys[k]);
-          break;
-      }
+      probes[k] = ChooseProbe(keys, phase, options, &rng, &batch_keys[k]);
     }
     std::string error;
     const Clock::time_point start = Clock::now();
@@ -128,25 +160,10 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
     out->latencies_us.push_back(static_cast<float>(
         std::chrono::duration<double, std::micro>(end - start).count()));
     out->calls++;
-    for (size_t k = 0; k < m; k++) {
-      const Probe& p = probes[k];
-      if (found[k] != p.present) {
-        shared->Fail(std::string(p.present ? "a present key was not found "
-                                             "(a false negative?)"
-                                           : "an absent key was found") +
-                     " in phase " + PhaseName(phase) + ", key number " +
-                     std::to_string(p.number));
-        break;
-      }
-      if (p.present) {
-        keys.Value(p.number, &expected);
-        if (values[k] != expected) {
-          shared->Fail("wrong value for key number " +
-                       std::to_string(p.number));
-          break;
-        }
-        out->found++;
-      }
+    error = CheckAnswers(keys, phase, probes, values, found, m, &out->found);
+    if (!error.empty()) {
+      shared->Fail(error);
+      break;
     }
     out->ops += m;
     shared->done.fetch_add(m, std::memory_order_relaxed);

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <system_error>
@@ -97,10 +98,11 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
     out->family = Family::kLevelDBBloom;
     return Status::OK();
   }
+  // Sized with the Ribbon builder of a compaction output (level 1); the
+  // flushed L0 tables of the run use Bloom at the same bits per key.
   if (text == "rocksdb:ribbon") {
-    return Bad(entry,
-               "rocksdb:ribbon cannot be sized to equal memory (its size "
-               "depends on the level); use it on the right of '@'");
+    out->family = Family::kRocksDBRibbon;
+    return Status::OK();
   }
   if (text == "none") return Bad(entry, "'none' has no size to choose");
   // An sstfilter kind: parse "<kind>:10[:seed=...]" (10 bits per key is
@@ -113,8 +115,8 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   if (!s.ok()) {
     return Bad(entry, "\"" + std::string(text) +
                           "\" is not a family: expected rocksdb:bloom, "
-                          "leveldb:bloom or an sstfilter kind (bloom, "
-                          "blocked_bloom, cuckoo)");
+                          "rocksdb:ribbon, leveldb:bloom or an sstfilter "
+                          "kind (bloom, blocked_bloom, cuckoo)");
   }
   out->family = Family::kSstfilter;
   out->spec = spec;
@@ -149,6 +151,20 @@ std::string PlainLabel(const Policy& p) { return p.ToString(); }
 
 std::string SizedLabel(const PolicyRequest& r) {
   return r.policy.FamilyName() + "@" + r.reference.ToString();
+}
+
+// The shortest decimal of at most 3 places (RocksDB keeps millibits) at or
+// below `bits` that gives the same filter size; else `bits` rounded down to
+// 3 places while that stays at or above `min_bits`; else `bits`.
+double ShortestEqualSize(double bits, double min_bits,
+                         const std::function<double(double)>& size_at) {
+  const double size = size_at(bits);
+  for (double scale : {1.0, 10.0, 100.0, 1000.0}) {
+    const double c = std::floor(bits * scale) / scale;
+    if (c >= min_bits && size_at(c) == size) return c;
+  }
+  const double rounded = std::floor(bits * 1000) / 1000;
+  return rounded < min_bits ? bits : rounded;
 }
 
 }  // namespace
@@ -424,19 +440,7 @@ Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
     const double mid = (lo + hi) / 2;
     (size_at(mid) <= target_bytes ? lo : hi) = mid;
   }
-  // Prefer the shortest decimal (at most 3 places: RocksDB keeps
-  // millibits) that gives the same filter size as lo; else lo itself,
-  // rounded down to 3 places while that stays within range.
-  const double size_lo = size_at(lo);
-  double best = std::floor(lo * 1000) / 1000;
-  if (best < min_bits) best = lo;
-  for (double scale : {1.0, 10.0, 100.0, 1000.0}) {
-    const double c = std::floor(lo * scale) / scale;
-    if (c >= min_bits && size_at(c) == size_lo) {
-      best = c;
-      break;
-    }
-  }
+  const double best = ShortestEqualSize(lo, min_bits, size_at);
   finish(best);
   return error.empty() ? Status::OK() : Status::InvalidArgument(error);
 }

@@ -11,13 +11,17 @@
 //                                              equivalent bits per key)
 //               | "leveldb:bloom:" <int bits>  LevelDB's built-in Bloom
 //               | <sstfilter spec>             "blocked_bloom:10", "cuckoo:12"
-//   <family>  ::= "rocksdb:bloom" | "leveldb:bloom" | <sstfilter kind>
+//   <family>  ::= "rocksdb:bloom" | "rocksdb:ribbon" | "leveldb:bloom"
+//               | <sstfilter kind>
 //
 // "X@Y" is family X at equal memory with policy Y: X's bits per key are
 // chosen, after Y is built and measured on the same engine, so that a
 // filter of X for the mean number of keys per filter of Y's database takes
 // at most the mean bytes of Y's filters. "cuckoo@rocksdb:bloom:10",
-// "rocksdb:bloom@cuckoo:12". Y is run too, before X, if the list lacks it.
+// "rocksdb:bloom@cuckoo:12", "rocksdb:ribbon@blocked_bloom:10" (Ribbon is
+// sized by its builder for a compaction output; RocksDB builds Bloom at the
+// same bits per key for flushed L0 tables). Y is run too, before X, if the
+// list lacks it.
 //
 // Engine-specific policies run on their engine only; "none", sstfilter
 // specs and X@Y of two sstfilter policies run on every engine, unless

@@ -198,6 +198,67 @@ std::string JsonArray(const std::vector<std::string>& items, int indent) {
 
 }  // namespace
 
+namespace {
+
+// The lookups table, one row per phase of every run.
+std::string LookupsText(const Report& report) {
+  TextTable lookups({"engine", "policy", "phase", "ops", "probes/op", "FPR %",
+                     "reads/op", "x base", "bytes/op", "kops/s", "p50 us",
+                     "p99 us"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped) continue;
+    for (const PhaseResult& p : r.phases) {
+      const double fpr = p.fpr();
+      lookups.Add({r.engine, r.label, PhaseName(p.phase),
+                   Num(p.ops) + (p.time_capped ? "+" : ""),
+                   Printf("%.3f", p.probes_per_op()),
+                   fpr < 0 ? "-" : Printf("%.4f", 100 * fpr),
+                   Printf("%.4f", p.reads_per_op()),
+                   OrDash(RatioVsBase(report, r, p), "%.3f"),
+                   Printf("%.0f", p.bytes_per_op()),
+                   Printf("%.1f", p.ops_per_second() / 1000),
+                   Printf("%.1f", p.p50_us), Printf("%.1f", p.p99_us)});
+    }
+  }
+  std::string bases;
+  for (const EngineInfo& e : report.engines) {
+    const PolicyRun* b = report.Baseline(e.name);
+    if (b != nullptr) bases += (bases.empty() ? "" : ", ") + b->label;
+  }
+  std::string out =
+      "\nLookups (ops: keys looked up, '+' if --phase_seconds stopped the "
+      "phase early; probes: filter queries; reads: table-file reads, i.e. "
+      "data blocks; x base: reads/op over those of " +
+      (bases.empty() ? std::string("(no baseline ran)") : bases) +
+      " in the same phase; latency per Get or MultiGet call)\n";
+  out += lookups.Render();
+  return out;
+}
+
+// X@Y beside Y, or "" if no X@Y ran.
+std::string EqualMemoryText(const Report& report) {
+  const uint64_t n = report.num_keys;
+  TextTable pairs({"engine", "policy", "filter", "bits/key", "reference",
+                   "ref bits/key", "absent x", "neighbour x", "present x"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped || !r.sized) continue;
+    const PolicyRun* y = report.FindRun(r.engine, r.reference);
+    if (y == nullptr) continue;
+    pairs.Add({r.engine, r.label, r.policy.ToString(),
+               Printf("%.2f", r.bits_per_key_disk(n)), y->label,
+               Printf("%.2f", y->bits_per_key_disk(n)),
+               OrDash(Ratio(r, *y, Phase::kAbsent), "%.3f"),
+               OrDash(Ratio(r, *y, Phase::kNeighbour), "%.3f"),
+               OrDash(Ratio(r, *y, Phase::kPresent), "%.3f")});
+  }
+  if (pairs.size() == 0) return "";
+  return "\nEqual memory (X@Y: X's bits/key chosen so its filters take at "
+         "most Y's bytes; x: reads/op of X over those of Y)\n" +
+         pairs.Render();
+}
+
+}  // namespace
+
 std::string FormatText(const Report& report) {
   std::string out;
   for (const auto& [key, value] : report.header) {
@@ -227,56 +288,8 @@ std::string FormatText(const Report& report) {
       "spent building filters)\n";
   out += filters.Render();
 
-  TextTable lookups({"engine", "policy", "phase", "ops", "probes/op", "FPR %",
-                     "reads/op", "x base", "bytes/op", "kops/s", "p50 us",
-                     "p99 us"});
-  for (const PolicyRun& r : report.runs) {
-    if (r.skipped) continue;
-    for (const PhaseResult& p : r.phases) {
-      const double fpr = p.fpr();
-      lookups.Add({r.engine, r.label, PhaseName(p.phase),
-                   Num(p.ops) + (p.time_capped ? "+" : ""),
-                   Printf("%.3f", p.probes_per_op()),
-                   fpr < 0 ? "-" : Printf("%.4f", 100 * fpr),
-                   Printf("%.4f", p.reads_per_op()),
-                   OrDash(RatioVsBase(report, r, p), "%.3f"),
-                   Printf("%.0f", p.bytes_per_op()),
-                   Printf("%.1f", p.ops_per_second() / 1000),
-                   Printf("%.1f", p.p50_us), Printf("%.1f", p.p99_us)});
-    }
-  }
-  std::string bases;
-  for (const EngineInfo& e : report.engines) {
-    const PolicyRun* b = report.Baseline(e.name);
-    if (b != nullptr) bases += (bases.empty() ? "" : ", ") + b->label;
-  }
-  out +=
-      "\nLookups (ops: keys looked up, '+' if --phase_seconds stopped the "
-      "phase early; probes: filter queries; reads: table-file reads, i.e. "
-      "data blocks; x base: reads/op over those of " +
-      (bases.empty() ? std::string("(no baseline ran)") : bases) +
-      " in the same phase; latency per Get or MultiGet call)\n";
-  out += lookups.Render();
-
-  TextTable pairs({"engine", "policy", "filter", "bits/key", "reference",
-                   "ref bits/key", "absent x", "neighbour x", "present x"});
-  for (const PolicyRun& r : report.runs) {
-    if (r.skipped || !r.sized) continue;
-    const PolicyRun* y = report.FindRun(r.engine, r.reference);
-    if (y == nullptr) continue;
-    pairs.Add({r.engine, r.label, r.policy.ToString(),
-               Printf("%.2f", r.bits_per_key_disk(n)), y->label,
-               Printf("%.2f", y->bits_per_key_disk(n)),
-               OrDash(Ratio(r, *y, Phase::kAbsent), "%.3f"),
-               OrDash(Ratio(r, *y, Phase::kNeighbour), "%.3f"),
-               OrDash(Ratio(r, *y, Phase::kPresent), "%.3f")});
-  }
-  if (pairs.size() > 0) {
-    out +=
-        "\nEqual memory (X@Y: X's bits/key chosen so its filters take at "
-        "most Y's bytes; x: reads/op of X over those of Y)\n";
-    out += pairs.Render();
-  }
+  out += LookupsText(report);
+  out += EqualMemoryText(report);
 
   TextTable skipped({"engine", "policy", "reason"});
   for (const PolicyRun& r : report.runs) {
@@ -343,6 +356,69 @@ std::string FormatCsv(const Report& report) {
   return out;
 }
 
+namespace {
+
+// The "build" object of one run.
+std::string BuildJson(const PolicyRun& r, uint64_t n) {
+  const BuildResult& b = r.build;
+  std::string levels;
+  for (size_t i = 0; i < b.files_per_level.size(); i++) {
+    levels += (i ? ", " : "") + std::to_string(b.files_per_level[i]);
+  }
+  std::vector<std::string> notes;
+  for (const std::string& s : b.notes) notes.push_back(JsonString(s));
+  JsonObject build(6);
+  build.Raw("load_s", Num(b.load_seconds))
+      .Raw("filter_build_s", Num(b.filter_build_seconds))
+      .Raw("build_share", Num(r.build_share()))
+      .Raw("filters_built", Num(b.filters_built))
+      .Raw("filter_block_bytes", Num(b.filter_block_bytes))
+      .Raw("filter_bytes", Num(b.filter_bytes))
+      .Raw("num_filters", Num(b.num_filters))
+      .Raw("filter_memory_bytes",
+           b.filter_memory_bytes < 0 ? "null" : Num(b.filter_memory_bytes))
+      .Raw("table_reader_memory", Num(b.table_reader_memory))
+      .Raw("table_bytes", Num(b.table_bytes))
+      .Raw("num_entries", Num(b.num_entries))
+      .Raw("bits_per_key_disk", Num(r.bits_per_key_disk(n)))
+      .Raw("bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n)))
+      .Raw("keys_per_filter", Num(r.keys_per_filter(n)))
+      .Str("tree", Tree(b))
+      .Raw("files_per_level", "[" + levels + "]")
+      .Raw("notes", JsonArray(notes, 6));
+  return build.Render();
+}
+
+// One element of a run's "phases".
+std::string PhaseJson(const Report& report, const PolicyRun& r,
+                      const PhaseResult& p) {
+  JsonObject counters(10);
+  for (const auto& [name, value] : p.engine) counters.Raw(name, Num(value));
+  return JsonObject(8)
+      .Str("phase", PhaseName(p.phase))
+      .Raw("ops", Num(p.ops))
+      .Raw("calls", Num(p.calls))
+      .Raw("found", Num(p.found))
+      .Raw("seconds", Num(p.seconds))
+      .Bool("time_capped", p.time_capped)
+      .Raw("probes", Num(p.io.probes))
+      .Raw("positives", Num(p.io.positives))
+      .Raw("reads", Num(p.io.reads))
+      .Raw("bytes", Num(p.io.bytes))
+      .Raw("probes_per_op", Num(p.probes_per_op()))
+      .Raw("fpr", JsonMaybe(p.fpr()))
+      .Raw("reads_per_op", Num(p.reads_per_op()))
+      .Raw("ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p)))
+      .Raw("bytes_per_op", Num(p.bytes_per_op()))
+      .Raw("ops_per_s", Num(p.ops_per_second()))
+      .Raw("p50_us", Num(p.p50_us))
+      .Raw("p99_us", Num(p.p99_us))
+      .Raw("engine_counters", counters.Render())
+      .Render();
+}
+
+}  // namespace
+
 std::string FormatJson(const Report& report) {
   const uint64_t n = report.num_keys;
   JsonObject root(0);
@@ -376,71 +452,14 @@ std::string FormatJson(const Report& report) {
         .Bool("skipped", r.skipped);
     if (r.skipped) {
       run.Str("skip_reason", r.skip_reason);
-      runs.push_back(run.Render());
-      continue;
+    } else {
+      run.Raw("build", BuildJson(r, n));
+      std::vector<std::string> phases;
+      for (const PhaseResult& p : r.phases) {
+        phases.push_back(PhaseJson(report, r, p));
+      }
+      run.Raw("phases", JsonArray(phases, 6));
     }
-    const BuildResult& b = r.build;
-    std::vector<std::string> levels, notes;
-    for (int f : b.files_per_level) levels.push_back(std::to_string(f));
-    for (const std::string& s : b.notes) notes.push_back(JsonString(s));
-    JsonObject build(6);
-    build.Raw("load_s", Num(b.load_seconds))
-        .Raw("filter_build_s", Num(b.filter_build_seconds))
-        .Raw("build_share", Num(r.build_share()))
-        .Raw("filters_built", Num(b.filters_built))
-        .Raw("filter_block_bytes", Num(b.filter_block_bytes))
-        .Raw("filter_bytes", Num(b.filter_bytes))
-        .Raw("num_filters", Num(b.num_filters))
-        .Raw("filter_memory_bytes",
-             b.filter_memory_bytes < 0 ? "null" : Num(b.filter_memory_bytes))
-        .Raw("table_reader_memory", Num(b.table_reader_memory))
-        .Raw("table_bytes", Num(b.table_bytes))
-        .Raw("num_entries", Num(b.num_entries))
-        .Raw("bits_per_key_disk", Num(r.bits_per_key_disk(n)))
-        .Raw("bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n)))
-        .Raw("keys_per_filter", Num(r.keys_per_filter(n)))
-        .Str("tree", Tree(b))
-        .Raw(
-            "files_per_level", "[" +
-                                   [&] {
-                                     std::string s;
-                                     for (size_t i = 0; i < levels.size();
-                                          i++) {
-                                       s += (i ? ", " : "") + levels[i];
-                                     }
-                                     return s;
-                                   }() +
-                                   "]")
-        .Raw("notes", JsonArray(notes, 6));
-    run.Raw("build", build.Render());
-    std::vector<std::string> phases;
-    for (const PhaseResult& p : r.phases) {
-      JsonObject counters(10);
-      for (const auto& [name, value] : p.engine) counters.Raw(name, Num(value));
-      phases.push_back(
-          JsonObject(8)
-              .Str("phase", PhaseName(p.phase))
-              .Raw("ops", Num(p.ops))
-              .Raw("calls", Num(p.calls))
-              .Raw("found", Num(p.found))
-              .Raw("seconds", Num(p.seconds))
-              .Bool("time_capped", p.time_capped)
-              .Raw("probes", Num(p.io.probes))
-              .Raw("positives", Num(p.io.positives))
-              .Raw("reads", Num(p.io.reads))
-              .Raw("bytes", Num(p.io.bytes))
-              .Raw("probes_per_op", Num(p.probes_per_op()))
-              .Raw("fpr", JsonMaybe(p.fpr()))
-              .Raw("reads_per_op", Num(p.reads_per_op()))
-              .Raw("ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p)))
-              .Raw("bytes_per_op", Num(p.bytes_per_op()))
-              .Raw("ops_per_s", Num(p.ops_per_second()))
-              .Raw("p50_us", Num(p.p50_us))
-              .Raw("p99_us", Num(p.p99_us))
-              .Raw("engine_counters", counters.Render())
-              .Render());
-    }
-    run.Raw("phases", JsonArray(phases, 6));
     runs.push_back(run.Render());
   }
   root.Raw("runs", JsonArray(runs, 2));
@@ -516,6 +535,70 @@ std::string FormatPlotData(const Report& report) {
   return out;
 }
 
+namespace {
+
+// The plot command of one engine's panel: reads per Get (`reads`) or FPR,
+// one line per family in its colour.
+std::string PlotPanel(const Report& report, const std::vector<Series>& series,
+                      const std::map<std::string, int>& colour,
+                      const std::string& engine, bool reads) {
+  std::string version;
+  for (const EngineInfo& e : report.engines) {
+    if (e.name == engine) version = e.version;
+  }
+  std::string out = "set title \"" + engine + " " + version + ": " +
+                    (reads ? "reads per Get, " : "FPR, ") +
+                    "absent keys (solid), neighbour keys (dashed)\"\n";
+  std::vector<std::string> plots;
+  // Points are labelled with their policy unless there are many (a
+  // sweep draws curves); labels need room on the right.
+  size_t points = 0;
+  for (const Series& s : series) {
+    if (s.engine == engine) points += s.runs.size();
+  }
+  const bool labels = points <= 10;
+  out += labels ? "set offsets graph 0.05, graph 0.35, 0, 0\n"
+                : "set offsets graph 0.02, graph 0.02, 0, 0\n";
+  int index = 0;
+  for (const Series& s : series) {
+    const int i = index++;
+    if (s.engine != engine) continue;
+    const int c = colour.at(s.family);
+    const int absent_col = reads ? 2 : 4;
+    plots.push_back(Printf(
+        "'plot.dat' index %d using 1:%d with linespoints lc %d pt 7 dt 1 "
+        "title \"%s\"",
+        i, absent_col, c, s.family.c_str()));
+    plots.push_back(Printf(
+        "'plot.dat' index %d using 1:%d with linespoints lc %d pt 6 dt 2 "
+        "notitle",
+        i, absent_col + 1, c));
+    if (labels) {
+      plots.push_back(
+          Printf("'plot.dat' index %d using 1:%d:6 with labels left offset 1,0 "
+                 "font \",8\" tc lt %d notitle",
+                 i, absent_col, c));
+    }
+  }
+  if (reads) {
+    const PolicyRun* none = report.FindRun(engine, "none");
+    const PhaseResult* a = none ? none->Find(Phase::kAbsent) : nullptr;
+    if (a != nullptr && a->reads_per_op() > 0) {
+      plots.push_back(Num(a->reads_per_op()) +
+                      " with lines lc rgb \"black\" dt 2 title \"no "
+                      "filter (absent)\"");
+    }
+  }
+  out += "plot ";
+  for (size_t i = 0; i < plots.size(); i++) {
+    out += (i ? ", \\\n     " : "") + plots[i];
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace
+
 std::string FormatPlotScript(const Report& report,
                              const std::string& terminal) {
   const std::vector<Series> series = PlotSeries(report);
@@ -556,58 +639,7 @@ std::string FormatPlotScript(const Report& report,
                   : "false positives per filter probe (%)") +
            "\"\n";
     for (const std::string& engine : engines) {
-      std::string version;
-      for (const EngineInfo& e : report.engines) {
-        if (e.name == engine) version = e.version;
-      }
-      out += "set title \"" + engine + " " + version + ": " +
-             (reads ? "reads per Get, " : "FPR, ") +
-             "absent keys (solid), neighbour keys (dashed)\"\n";
-      std::vector<std::string> plots;
-      // Points are labelled with their policy unless there are many (a
-      // sweep draws curves); labels need room on the right.
-      size_t points = 0;
-      for (const Series& s : series) {
-        if (s.engine == engine) points += s.runs.size();
-      }
-      const bool labels = points <= 10;
-      out += labels ? "set offsets graph 0.05, graph 0.35, 0, 0\n"
-                    : "set offsets graph 0.02, graph 0.02, 0, 0\n";
-      int index = 0;
-      for (const Series& s : series) {
-        const int i = index++;
-        if (s.engine != engine) continue;
-        const int c = colour[s.family];
-        const int absent_col = reads ? 2 : 4;
-        plots.push_back(Printf(
-            "'plot.dat' index %d using 1:%d with linespoints lc %d pt 7 dt 1 "
-            "title \"%s\"",
-            i, absent_col, c, s.family.c_str()));
-        plots.push_back(Printf(
-            "'plot.dat' index %d using 1:%d with linespoints lc %d pt 6 dt 2 "
-            "notitle",
-            i, absent_col + 1, c));
-        if (labels) {
-          plots.push_back(Printf(
-              "'plot.dat' index %d using 1:%d:6 with labels left offset 1,0 "
-              "font \",8\" tc lt %d notitle",
-              i, absent_col, c));
-        }
-      }
-      if (reads) {
-        const PolicyRun* none = report.FindRun(engine, "none");
-        const PhaseResult* a = none ? none->Find(Phase::kAbsent) : nullptr;
-        if (a != nullptr && a->reads_per_op() > 0) {
-          plots.push_back(Num(a->reads_per_op()) +
-                          " with lines lc rgb \"black\" dt 2 title \"no "
-                          "filter (absent)\"");
-        }
-      }
-      out += "plot ";
-      for (size_t i = 0; i < plots.size(); i++) {
-        out += (i ? ", \\\n     " : "") + plots[i];
-      }
-      out += "\n";
+      out += PlotPanel(report, series, colour, engine, reads);
     }
     out += "unset multiplot\n";
   }

@@ -11,7 +11,6 @@
 #include <utility>
 #include <vector>
 
-#include "tools/sstfilter_compare/counters.h"
 #include "tools/sstfilter_compare/engine.h"
 #include "tools/sstfilter_compare/policies.h"
 #include "tools/sstfilter_compare/workload.h"

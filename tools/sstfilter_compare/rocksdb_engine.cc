@@ -2,22 +2,21 @@
 //
 // RocksDB (7.x) as the comparison drives it.
 //
-// Counting. Table-file reads are counted by a FileSystemWrapper whose
-// random-access files call CountRead for every Read and every request of a
-// MultiRead. Tables are opened at DB::Open (max_open_files = -1) with
-// cache_index_and_filter_blocks = false, so each table reader holds its
-// index and filter in memory from then on, and there is no block cache
-// (no_block_cache): every block a lookup needs is one counted read, and
-// every such read is a data block. RocksDB's perf context (block_read_count,
-// index/filter_block_read_count, bloom_sst_hit/miss_count) and statistics
-// tickers (BLOOM_FILTER_USEFUL, BLOOM_FILTER_FULL_POSITIVE) are kept beside
-// for cross-checks.
+// Counting. Table-file reads are counted by the harness's FileSystemWrapper
+// (harness/rocksdb_counting.h), whose random-access files call CountRead
+// for every Read and every request of a MultiRead. Tables are opened at
+// DB::Open (max_open_files = -1) with cache_index_and_filter_blocks = false, so
+// each table reader holds its index and filter in memory from then on, and
+// there is no block cache (no_block_cache): every block a lookup needs is one
+// counted read, and every such read is a data block. RocksDB's perf context
+// (block_read_count, index/filter_block_read_count, bloom_sst_hit/miss_count)
+// and statistics tickers (BLOOM_FILTER_USEFUL, BLOOM_FILTER_FULL_POSITIVE) are
+// kept beside for cross-checks.
 //
-// Filters. Every policy -- built-in or sstfilter -- is wrapped in a policy
-// that delegates everything and adds two measurements: the time spent in
-// its builders' Finish (where filters are built; AddKey only hashes) and
-// every answer of its readers (CountProbes). The wrapper declares RocksDB's
-// FilterBitsBuilder/FilterBitsReader through the adapter's ABI header.
+// Filters. Every policy -- built-in or sstfilter -- is wrapped in the
+// harness's InstrumentedPolicy, which delegates everything and adds two
+// measurements: the time spent in its builders' Finish (where filters are
+// built; AddKey only hashes) and every answer of its readers (CountProbes).
 //
 // Tree shape. Automatic compactions are off and the tree is built the same
 // way for every policy: keys are written in generations, largest first; each
@@ -52,172 +51,13 @@
 #include <vector>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "harness/rocksdb_counting.h"
 #include "sstfilter/rocksdb.h"
-#include "tools/sstfilter_compare/counters.h"
 #include "tools/sstfilter_compare/engine.h"
 
 namespace sstfilter {
 namespace compare {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// --- counting file system
-// -----------------------------------------------------
-
-class CountingFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
- public:
-  using FSRandomAccessFileOwnerWrapper::FSRandomAccessFileOwnerWrapper;
-
-  rocksdb::IOStatus Read(uint64_t offset, size_t n,
-                         const rocksdb::IOOptions& options,
-                         rocksdb::Slice* result, char* scratch,
-                         rocksdb::IODebugContext* dbg) const override {
-    rocksdb::IOStatus s =
-        target()->Read(offset, n, options, result, scratch, dbg);
-    CountRead(result->size());
-    return s;
-  }
-
-  rocksdb::IOStatus MultiRead(rocksdb::FSReadRequest* reqs, size_t num_reqs,
-                              const rocksdb::IOOptions& options,
-                              rocksdb::IODebugContext* dbg) override {
-    rocksdb::IOStatus s = target()->MultiRead(reqs, num_reqs, options, dbg);
-    for (size_t i = 0; i < num_reqs; i++) CountRead(reqs[i].result.size());
-    return s;
-  }
-};
-
-class CountingFileSystem : public rocksdb::FileSystemWrapper {
- public:
-  explicit CountingFileSystem(const std::shared_ptr<rocksdb::FileSystem>& base)
-      : FileSystemWrapper(base) {}
-
-  const char* Name() const override { return "SstfilterCountingFileSystem"; }
-
-  rocksdb::IOStatus NewRandomAccessFile(
-      const std::string& name, const rocksdb::FileOptions& options,
-      std::unique_ptr<rocksdb::FSRandomAccessFile>* result,
-      rocksdb::IODebugContext* dbg) override {
-    rocksdb::IOStatus s =
-        target()->NewRandomAccessFile(name, options, result, dbg);
-    if (s.ok() && EndsWith(name, ".sst")) {
-      result->reset(new CountingFile(std::move(*result)));
-    }
-    return s;
-  }
-};
-
-// --- instrumented filter policy
-// -----------------------------------------------
-
-struct BuildClock {
-  std::atomic<uint64_t> nanos{0};
-  std::atomic<uint64_t> filters{0};
-};
-
-class TimedBuilder final : public rocksdb::FilterBitsBuilder {
- public:
-  TimedBuilder(rocksdb::FilterBitsBuilder* inner, BuildClock* clock)
-      : inner_(inner), clock_(clock) {}
-
-  void AddKey(const rocksdb::Slice& key) override { inner_->AddKey(key); }
-  size_t EstimateEntriesAdded() override {
-    return inner_->EstimateEntriesAdded();
-  }
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    const Clock::time_point t = Clock::now();
-    rocksdb::Slice s = inner_->Finish(buf);
-    Record(t);
-    return s;
-  }
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
-                        rocksdb::Status* status) override {
-    const Clock::time_point t = Clock::now();
-    rocksdb::Slice s = inner_->Finish(buf, status);
-    Record(t);
-    return s;
-  }
-  rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter) override {
-    return inner_->MaybePostVerify(filter);
-  }
-  size_t ApproximateNumEntries(size_t bytes) override {
-    return inner_->ApproximateNumEntries(bytes);
-  }
-
- private:
-  void Record(Clock::time_point start) {
-    clock_->nanos.fetch_add(
-        static_cast<uint64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
-                                                                 start)
-                .count()),
-        std::memory_order_relaxed);
-    clock_->filters.fetch_add(1, std::memory_order_relaxed);
-  }
-
-  const std::unique_ptr<rocksdb::FilterBitsBuilder> inner_;
-  BuildClock* const clock_;
-};
-
-class CountingReader final : public rocksdb::FilterBitsReader {
- public:
-  explicit CountingReader(rocksdb::FilterBitsReader* inner) : inner_(inner) {}
-
-  bool MayMatch(const rocksdb::Slice& entry) override {
-    const bool r = inner_->MayMatch(entry);
-    CountProbes(1, r ? 1 : 0);
-    return r;
-  }
-  void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
-    inner_->MayMatch(num_keys, keys, may_match);
-    uint64_t positives = 0;
-    for (int i = 0; i < num_keys; i++) positives += may_match[i] ? 1 : 0;
-    CountProbes(static_cast<uint64_t>(num_keys), positives);
-  }
-
- private:
-  const std::unique_ptr<rocksdb::FilterBitsReader> inner_;
-};
-
-// Delegates everything to `inner` (so files carry the inner policy's names
-// and format) and measures as described at the top.
-class InstrumentedPolicy final : public rocksdb::FilterPolicy {
- public:
-  InstrumentedPolicy(std::shared_ptr<const rocksdb::FilterPolicy> inner,
-                     BuildClock* clock)
-      : inner_(std::move(inner)), clock_(clock) {}
-
-  const char* Name() const override { return inner_->Name(); }
-  const char* CompatibilityName() const override {
-    return inner_->CompatibilityName();
-  }
-  std::string GetId() const override { return inner_->GetId(); }
-
-  rocksdb::FilterBitsBuilder* GetBuilderWithContext(
-      const rocksdb::FilterBuildingContext& context) const override {
-    rocksdb::FilterBitsBuilder* b = inner_->GetBuilderWithContext(context);
-    return b == nullptr ? nullptr : new TimedBuilder(b, clock_);
-  }
-  rocksdb::FilterBitsReader* GetFilterBitsReader(
-      const rocksdb::Slice& contents) const override {
-    rocksdb::FilterBitsReader* r = inner_->GetFilterBitsReader(contents);
-    return r == nullptr ? nullptr : new CountingReader(r);
-  }
-
- private:
-  const std::shared_ptr<const rocksdb::FilterPolicy> inner_;
-  BuildClock* const clock_;
-};
 
 // The engine's policy object for `p`, or null for "none".
 std::string MakePolicy(const Policy& p,
@@ -257,7 +97,7 @@ class RocksDBEngine final : public Engine {
       : direct_io_(direct_io),
         levels_(levels),
         l0_files_(l0_files),
-        fs_(std::make_shared<CountingFileSystem>(
+        fs_(std::make_shared<harness::CountingFileSystem>(
             rocksdb::FileSystem::Default())),
         env_(rocksdb::NewCompositeEnv(fs_)) {}
 
@@ -375,6 +215,14 @@ class RocksDBEngine final : public Engine {
         statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
   }
 
+  // Writes the key space in generations into the open database: see the
+  // top of this file.
+  std::string Load(const KeySpace& keys, const rocksdb::Options& options,
+                   const ProgressFn& progress);
+  std::string WriteAndFlush(const KeySpace& keys, uint64_t begin, uint64_t end,
+                            const ProgressFn& progress);
+  // Compacts every L0 file into `level`.
+  std::string MoveL0To(int level, const rocksdb::Options& options);
   std::string Measure(BuildResult* out);
 
   const bool direct_io_;
@@ -383,7 +231,7 @@ class RocksDBEngine final : public Engine {
   const std::shared_ptr<rocksdb::FileSystem> fs_;
   const std::unique_ptr<rocksdb::Env> env_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
-  std::unique_ptr<BuildClock> clock_;
+  std::unique_ptr<harness::PolicyCalls> calls_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ReadOptions read_options_;
   EngineCounters tickers_before_;
@@ -397,10 +245,11 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   std::shared_ptr<const rocksdb::FilterPolicy> inner;
   std::string err = MakePolicy(policy, &inner);
   if (!err.empty()) return err;
-  clock_ = std::make_unique<BuildClock>();
+  calls_ = std::make_unique<harness::PolicyCalls>();
   std::shared_ptr<const rocksdb::FilterPolicy> instrumented;
   if (inner) {
-    instrumented = std::make_shared<InstrumentedPolicy>(inner, clock_.get());
+    instrumented =
+        std::make_shared<harness::InstrumentedPolicy>(inner, calls_.get());
   }
   statistics_ = rocksdb::CreateDBStatistics();
   rocksdb::Options options = MakeOptions(instrumented);
@@ -410,60 +259,11 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   rocksdb::Status s = rocksdb::DB::Open(options, dir, &raw);
   if (!s.ok()) return Err("Open", s);
   db_.reset(raw);
-
-  // Generation sizes: level j of levels_ weighs 10^(j-1); L0 weighs 1 in
-  // all, split into l0_files_ files.
-  const uint64_t n = keys.num_keys();
-  std::vector<double> weights;  // in write order: deepest level first
-  for (int j = levels_; j >= 1; j--) weights.push_back(std::pow(10.0, j - 1));
-  for (int f = 0; f < l0_files_; f++) weights.push_back(1.0 / l0_files_);
-  double total_weight = 0;
-  for (double w : weights) total_weight += w;
-
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;  // every generation is flushed right away
-  std::string key, value;
-  uint64_t next = 0;
-  double cumulative = 0;
-  for (size_t g = 0; g < weights.size(); g++) {
-    cumulative += weights[g];
-    const uint64_t end = g + 1 == weights.size()
-                             ? n
-                             : static_cast<uint64_t>(static_cast<double>(n) *
-                                                     cumulative / total_weight);
-    if (end <= next) continue;
-    rocksdb::WriteBatch batch;
-    for (; next < end; next++) {
-      keys.Key(next, &key);
-      keys.Value(next, &value);
-      batch.Put(key, value);
-      if (batch.Count() == 1000 || next + 1 == end) {
-        s = db_->Write(wo, &batch);
-        if (!s.ok()) return Err("Write", s);
-        batch.Clear();
-        progress(next + 1, n);
-      }
-    }
-    s = db_->Flush(rocksdb::FlushOptions());
-    if (!s.ok()) return Err("Flush", s);
-    const int level = levels_ - static_cast<int>(g);
-    if (level >= 1) {
-      rocksdb::ColumnFamilyMetaData meta;
-      db_->GetColumnFamilyMetaData(&meta);
-      std::vector<std::string> l0;
-      for (const rocksdb::SstFileMetaData& f : meta.levels[0].files) {
-        l0.push_back(f.name);
-      }
-      rocksdb::CompactionOptions co;
-      co.compression = rocksdb::kNoCompression;
-      co.output_file_size_limit = options.target_file_size_base;
-      s = db_->CompactFiles(co, l0, level);
-      if (!s.ok()) return Err("CompactFiles", s);
-    }
-  }
+  err = Load(keys, options, progress);
+  if (!err.empty()) return err;
   out->load_seconds = SecondsSince(start);
-  out->filter_build_seconds = static_cast<double>(clock_->nanos.load()) * 1e-9;
-  out->filters_built = clock_->filters.load();
+  out->filter_build_seconds = calls_->build_seconds();
+  out->filters_built = calls_->finishes.load();
 
   err = Measure(out);
   if (!err.empty()) return err;
@@ -482,6 +282,76 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
     out->table_reader_memory = mem;
   }
   return "";
+}
+
+std::string RocksDBEngine::Load(const KeySpace& keys,
+                                const rocksdb::Options& options,
+                                const ProgressFn& progress) {
+  // Generation sizes: level j of levels_ weighs 10^(j-1); L0 weighs 1 in
+  // all, split into l0_files_ files.
+  const uint64_t n = keys.num_keys();
+  std::vector<double> weights;  // in write order: deepest level first
+  for (int j = levels_; j >= 1; j--) weights.push_back(std::pow(10.0, j - 1));
+  for (int f = 0; f < l0_files_; f++) weights.push_back(1.0 / l0_files_);
+  double total_weight = 0;
+  for (double w : weights) total_weight += w;
+
+  uint64_t next = 0;
+  double cumulative = 0;
+  for (size_t g = 0; g < weights.size(); g++) {
+    cumulative += weights[g];
+    const uint64_t end = g + 1 == weights.size()
+                             ? n
+                             : static_cast<uint64_t>(static_cast<double>(n) *
+                                                     cumulative / total_weight);
+    if (end <= next) continue;
+    std::string err = WriteAndFlush(keys, next, end, progress);
+    if (!err.empty()) return err;
+    next = end;
+    const int level = levels_ - static_cast<int>(g);
+    if (level >= 1) {
+      err = MoveL0To(level, options);
+      if (!err.empty()) return err;
+    }
+  }
+  return "";
+}
+
+std::string RocksDBEngine::WriteAndFlush(const KeySpace& keys, uint64_t begin,
+                                         uint64_t end,
+                                         const ProgressFn& progress) {
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;  // every generation is flushed right away
+  std::string key, value;
+  rocksdb::WriteBatch batch;
+  for (uint64_t i = begin; i < end; i++) {
+    keys.Key(i, &key);
+    keys.Value(i, &value);
+    batch.Put(key, value);
+    if (batch.Count() == 1000 || i + 1 == end) {
+      rocksdb::Status s = db_->Write(wo, &batch);
+      if (!s.ok()) return Err("Write", s);
+      batch.Clear();
+      progress(i + 1, keys.num_keys());
+    }
+  }
+  rocksdb::Status s = db_->Flush(rocksdb::FlushOptions());
+  return s.ok() ? "" : Err("Flush", s);
+}
+
+std::string RocksDBEngine::MoveL0To(int level,
+                                    const rocksdb::Options& options) {
+  rocksdb::ColumnFamilyMetaData meta;
+  db_->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> l0;
+  for (const rocksdb::SstFileMetaData& f : meta.levels[0].files) {
+    l0.push_back(f.name);
+  }
+  rocksdb::CompactionOptions co;
+  co.compression = rocksdb::kNoCompression;
+  co.output_file_size_limit = options.target_file_size_base;
+  rocksdb::Status s = db_->CompactFiles(co, l0, level);
+  return s.ok() ? "" : Err("CompactFiles", s);
 }
 
 std::string RocksDBEngine::Measure(BuildResult* out) {

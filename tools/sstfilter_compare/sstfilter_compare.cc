@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "harness/scratch.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/leveldb.h"
 #include "sstfilter/rocksdb.h"
@@ -59,11 +60,13 @@ DEFINE_string(engines, "rocksdb,leveldb",
 DEFINE_string(policies,
               "none,rocksdb:bloom:10,rocksdb:ribbon:10,leveldb:bloom:10,"
               "blocked_bloom:10,cuckoo@rocksdb:bloom:10,"
-              "cuckoo@leveldb:bloom:10,rocksdb:bloom@cuckoo:12",
+              "cuckoo@leveldb:bloom:10,rocksdb:bloom@cuckoo:12,"
+              "rocksdb:ribbon@blocked_bloom:10,rocksdb:ribbon@cuckoo:12",
               "Comma-separated filter policies: none, rocksdb:bloom:<bits>, "
               "rocksdb:ribbon:<bits>, leveldb:bloom:<bits>, sstfilter specs "
               "(blocked_bloom:10, cuckoo:12, bloom:10), and X@Y for family X "
-              "at the filter memory of policy Y (cuckoo@rocksdb:bloom:10). "
+              "at the filter memory of policy Y (cuckoo@rocksdb:bloom:10, "
+              "rocksdb:ribbon@cuckoo:12). "
               "Prefix rocksdb/ or leveldb/ to run an entry on one engine; "
               "'*' takes each value of --sweep_bits.");
 DEFINE_string(sweep_bits, "",
@@ -135,18 +138,6 @@ std::vector<std::string> Split(const std::string& s) {
   return out;
 }
 
-std::string Shell(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 std::string UtcNow() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -197,26 +188,6 @@ std::string PngTerminal() {
   return "";
 }
 
-// Removes the temporary database folder when the run ends, however it ends.
-class TempDir {
- public:
-  TempDir() = default;
-  ~TempDir() {
-    if (!path_.empty() && !keep_) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  void Set(const std::string& path, bool keep) {
-    path_ = path;
-    keep_ = keep;
-  }
-
- private:
-  std::string path_;
-  bool keep_ = false;
-};
-
 struct Flags {
   unsigned engines = 0;
   std::vector<EngineBit> engine_order;
@@ -226,8 +197,10 @@ struct Flags {
   std::string png_terminal;
 };
 
-// Checks every flag; returns "" or the problem.
-std::string CheckFlags(Flags* f) {
+// The problem with a flag, or "" if there is none.
+using Problem = std::string;
+
+Problem CheckEngines(Flags* f) {
   for (const std::string& e : Split(FLAGS_engines)) {
     EngineBit bit;
     if (e == "rocksdb") {
@@ -241,72 +214,83 @@ std::string CheckFlags(Flags* f) {
     f->engines |= bit;
     f->engine_order.push_back(bit);
   }
+  return "";
+}
+
+Problem CheckPhases(Flags* f) {
   for (const std::string& p : Split(FLAGS_phases)) {
     bool known = false;
     for (Phase ph : kAllPhases) {
-      if (p == PhaseName(ph)) {
-        for (Phase seen : f->phases) {
-          if (seen == ph) return "--phases: \"" + p + "\" given twice";
-        }
-        f->phases.push_back(ph);
-        known = true;
+      if (p != PhaseName(ph)) continue;
+      for (Phase seen : f->phases) {
+        if (seen == ph) return "--phases: \"" + p + "\" given twice";
       }
+      f->phases.push_back(ph);
+      known = true;
     }
     if (!known) {
       return "--phases: unknown phase \"" + p +
              "\" (present, absent, neighbour, multiget)";
     }
   }
+  return "";
+}
+
+Problem CheckPolicies(Flags* f) {
   Status s = ParsePolicyList(FLAGS_policies, FLAGS_sweep_bits, &f->policies);
   if (!s.ok()) return "--policies: " + s.message();
   bool any = false;
-  for (const PolicyRequest& r : f->policies)
+  for (const PolicyRequest& r : f->policies) {
     any = any || (r.engines & f->engines);
+  }
   if (!any) return "--policies: no policy runs on the engines of --engines";
-  if (!FLAGS_baseline.empty()) {
-    for (const std::string& b : Split(FLAGS_baseline)) {
-      PolicyRequest r;
-      s = ParsePolicyEntry(b, &r);
-      if (!s.ok()) return "--baseline: " + s.message();
-      if (r.sized) {
-        f->baselines.push_back(r.policy.FamilyName() + "@" +
-                               r.reference.ToString());
-      } else {
-        f->baselines.push_back(r.policy.ToString());
-      }
+  if (FLAGS_baseline.empty()) return "";
+  for (const std::string& b : Split(FLAGS_baseline)) {
+    PolicyRequest r;
+    s = ParsePolicyEntry(b, &r);
+    if (!s.ok()) return "--baseline: " + s.message();
+    f->baselines.push_back(r.sized ? r.policy.FamilyName() + "@" +
+                                         r.reference.ToString()
+                                   : r.policy.ToString());
+  }
+  return "";
+}
+
+// The numeric flags and their ranges, [min, max] as written in the message.
+Problem CheckRanges() {
+  struct Range {
+    const char* flag;
+    double value;
+    double min;
+    double max;
+    const char* range;  // as the message shows it, with any reason
+  };
+  const Range kRanges[] = {
+      // clang-format off
+      {"num", static_cast<double>(FLAGS_num), 1000, 1e10, "[1000, 10^10]"},
+      {"key_size", static_cast<double>(FLAGS_key_size), kMinKeySize, 4096,
+       "[9, 4096] (8 bytes of key number and at least one pad byte for "
+       "neighbour keys)"},
+      {"value_size", static_cast<double>(FLAGS_value_size), 0, 1 << 20,
+       "[0, 1048576]"},
+      {"reads", static_cast<double>(FLAGS_reads), 1, 1e9, "[1, 10^9]"},
+      {"phase_seconds", FLAGS_phase_seconds, 0, 86400, "[0, 86400]"},
+      {"threads", static_cast<double>(FLAGS_threads), 1, 256, "[1, 256]"},
+      {"batch", static_cast<double>(FLAGS_batch), 1, 10000, "[1, 10000]"},
+      {"multiget_present", FLAGS_multiget_present, 0, 1, "[0, 1]"},
+      {"levels", static_cast<double>(FLAGS_levels), 1, 6, "[1, 6]"},
+      {"l0_files", static_cast<double>(FLAGS_l0_files), 0, 20, "[0, 20]"},
+      // clang-format on
+  };
+  for (const Range& r : kRanges) {
+    if (!(r.value >= r.min && r.value <= r.max)) {  // also catches NaN
+      return std::string("--") + r.flag + " must be within " + r.range;
     }
   }
-  if (FLAGS_num < 1000 || FLAGS_num > 10000000000ULL) {
-    return "--num must be within [1000, 10^10]";
-  }
-  if (FLAGS_key_size < kMinKeySize || FLAGS_key_size > 4096) {
-    return "--key_size must be within [9, 4096] (8 bytes of key number and "
-           "at least one pad byte for neighbour keys)";
-  }
-  if (FLAGS_value_size < 0 || FLAGS_value_size > (1 << 20)) {
-    return "--value_size must be within [0, 1048576]";
-  }
-  if (FLAGS_reads < 1 || FLAGS_reads > 1000000000ULL) {
-    return "--reads must be within [1, 10^9]";
-  }
-  if (!(FLAGS_phase_seconds >= 0 && FLAGS_phase_seconds <= 86400)) {
-    return "--phase_seconds must be within [0, 86400]";
-  }
-  if (FLAGS_threads < 1 || FLAGS_threads > 256) {
-    return "--threads must be within [1, 256]";
-  }
-  if (FLAGS_batch < 1 || FLAGS_batch > 10000) {
-    return "--batch must be within [1, 10000]";
-  }
-  if (!(FLAGS_multiget_present >= 0 && FLAGS_multiget_present <= 1)) {
-    return "--multiget_present must be within [0, 1]";
-  }
-  if (FLAGS_levels < 1 || FLAGS_levels > 6) {
-    return "--levels must be within [1, 6]";
-  }
-  if (FLAGS_l0_files < 0 || FLAGS_l0_files > 20) {
-    return "--l0_files must be within [0, 20]";
-  }
+  return "";
+}
+
+Problem CheckOutput(Flags* f) {
   if (!FLAGS_out.empty()) {
     std::error_code ec;
     if (fs::exists(FLAGS_out, ec) && !fs::is_directory(FLAGS_out, ec)) {
@@ -317,16 +301,24 @@ std::string CheckFlags(Flags* f) {
              " already holds results; choose another folder";
     }
   }
-  if (FLAGS_plot) {
-    if (FLAGS_out.empty())
-      return "--plot needs --out (a folder for the charts)";
-    f->png_terminal = PngTerminal();
-    if (f->png_terminal.empty()) {
-      return "--plot: gnuplot with PNG output not found (Debian: apt-get "
-             "install gnuplot-nox)";
-    }
+  if (!FLAGS_plot) return "";
+  if (FLAGS_out.empty()) return "--plot needs --out (a folder for the charts)";
+  f->png_terminal = PngTerminal();
+  if (f->png_terminal.empty()) {
+    return "--plot: gnuplot with PNG output not found (Debian: apt-get "
+           "install gnuplot-nox)";
   }
   return "";
+}
+
+// Checks every flag, in the order of --helpshort's topics.
+Problem CheckFlags(Flags* f) {
+  for (Problem (*check)(Flags*) : {CheckEngines, CheckPhases, CheckPolicies}) {
+    Problem p = check(f);
+    if (!p.empty()) return p;
+  }
+  Problem p = CheckRanges();
+  return p.empty() ? CheckOutput(f) : p;
 }
 
 // Why `policy` cannot run on `engine` in this build, or "" if it can. Only
@@ -354,67 +346,70 @@ std::string FormatBytes(double v) {
   return buf;
 }
 
-int Run(int argc, char** argv, const std::string& command) {
-  if (argc > 1) {
-    return Fail(kUsageError, std::string("unexpected argument \"") + argv[1] +
-                                 "\" (flags are --name=value)");
-  }
+// Everything a comparison runs with, set up before the first policy.
+struct Setup {
   Flags flags;
-  const std::string bad = CheckFlags(&flags);
-  if (!bad.empty()) return Fail(kUsageError, bad);
-
-  Progress progress(FLAGS_progress,
-                    ::isatty(STDERR_FILENO) == 1 &&
-                        std::getenv("TERM") != nullptr &&
-                        std::string(std::getenv("TERM")) != "dumb");
-
-  // Plan every run, and skip (with the reason) what this build cannot make.
-  Report report;
-  report.num_keys = FLAGS_num;
-  report.baselines = flags.baselines;
   struct Planned {
     EngineBit engine;
     PlannedRun run;
   };
   std::vector<Planned> plan;
-  for (EngineBit e : flags.engine_order) {
-    for (const PlannedRun& r : PlanRuns(flags.policies, e))
-      plan.push_back({e, r});
-  }
-  if (plan.empty()) return Fail(kUsageError, "nothing to run");
+  std::unique_ptr<harness::ScratchDir> temp;     // unless --db_dir
+  std::string base;                              // the databases' folder
+  std::vector<std::unique_ptr<Engine>> engines;  // in flags.engine_order
 
-  // The databases' folder.
-  TempDir temp;
-  std::string base = FLAGS_db_dir;
-  if (base.empty()) {
-    const char* tmpdir = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") +
-                          "/sstfilter_compare.XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Fail(kRunError, "cannot make a temporary folder from " + pattern +
-                                 ": " + std::strerror(errno));
+  Engine* EngineFor(EngineBit e) const {
+    for (size_t i = 0; i < flags.engine_order.size(); i++) {
+      if (flags.engine_order[i] == e) return engines[i].get();
     }
-    base = pattern;
-    temp.Set(base, FLAGS_keep);
-  } else {
-    std::error_code ec;
-    fs::create_directories(base, ec);
-    if (ec) return Fail(kRunError, "--db_dir " + base + ": " + ec.message());
+    return nullptr;
   }
-  const bool direct = FLAGS_direct_io && DirectIoWorks(base);
+};
 
-  std::vector<std::unique_ptr<Engine>> engines;
-  for (EngineBit e : flags.engine_order) {
-    engines.push_back(
+// Plans the runs, makes the databases' folder and the engines. Returns ""
+// or an error.
+std::string Prepare(Setup* setup, Report* report) {
+  for (EngineBit e : setup->flags.engine_order) {
+    for (const PlannedRun& r : PlanRuns(setup->flags.policies, e)) {
+      setup->plan.push_back({e, r});
+    }
+  }
+  if (setup->plan.empty()) return "nothing to run";
+  if (FLAGS_db_dir.empty()) {
+    const std::string err =
+        harness::ScratchDir::New("sstfilter_compare", FLAGS_keep, &setup->temp);
+    if (!err.empty()) return err;
+    setup->base = setup->temp->path();
+  } else {
+    setup->base = FLAGS_db_dir;
+    std::error_code ec;
+    fs::create_directories(setup->base, ec);
+    if (ec) return "--db_dir " + setup->base + ": " + ec.message();
+  }
+  const bool direct = FLAGS_direct_io && DirectIoWorks(setup->base);
+  for (EngineBit e : setup->flags.engine_order) {
+    setup->engines.push_back(
         e == kRocksDB ? NewRocksDBEngine(direct, FLAGS_levels, FLAGS_l0_files)
                       : NewLevelDBEngine());
-    report.engines.push_back({engines.back()->name(), engines.back()->version(),
-                              engines.back()->io_mode()});
+    const Engine& engine = *setup->engines.back();
+    report->engines.push_back(
+        {engine.name(), engine.version(), engine.io_mode()});
   }
+  report->num_keys = FLAGS_num;
+  report->baselines = setup->flags.baselines;
+  return "";
+}
 
-  std::string rev =
+// The header of the results: versions, the command, keys, lookups, trees.
+void DescribeSetup(const Setup& setup, const std::string& command,
+                   Report* report) {
+  const std::string rev =
       FLAGS_source_rev.empty() ? "" : " (" + FLAGS_source_rev + ")";
-  report.header = {
+  const std::string time_cap =
+      FLAGS_phase_seconds > 0
+          ? " (at most " + FormatNumber(FLAGS_phase_seconds) + " s)"
+          : std::string();
+  report->header = {
       {"sstfilter_compare",
        std::string("sstfilter ") + SSTFILTER_VERSION + rev + ", RocksDB " +
            rocksdb::GetRocksVersionAsString(true) + ", LevelDB " +
@@ -429,19 +424,16 @@ int Run(int argc, char** argv, const std::string& command) {
                    "-byte values, loaded in random order, seed " +
                    std::to_string(FLAGS_seed) + ", no compression"},
       {"lookups",
-       std::to_string(FLAGS_reads) + " keys per phase" +
-           (FLAGS_phase_seconds > 0
-                ? " (at most " + FormatNumber(FLAGS_phase_seconds) + " s)"
-                : std::string()) +
-           ", " + std::to_string(FLAGS_threads) +
-           " threads, MultiGet batches of " + std::to_string(FLAGS_batch) +
-           " keys (" + FormatNumber(100 * FLAGS_multiget_present) +
-           "% present)"},
-      {"databases", base + (FLAGS_keep ? " (kept)" : " (removed at the end)")},
+       std::to_string(FLAGS_reads) + " keys per phase" + time_cap + ", " +
+           std::to_string(FLAGS_threads) + " threads, MultiGet batches of " +
+           std::to_string(FLAGS_batch) + " keys (" +
+           FormatNumber(100 * FLAGS_multiget_present) + "% present)"},
+      {"databases",
+       setup.base + (FLAGS_keep ? " (kept)" : " (removed at the end)")},
       {"cpus", std::to_string(std::thread::hardware_concurrency())},
   };
-  if (flags.engines & kRocksDB) {
-    report.header.push_back(
+  if (setup.flags.engines & kRocksDB) {
+    report->header.push_back(
         {"rocksdb tree",
          "auto compactions off; keys written in generations flushed and moved "
          "by CompactFiles to L" +
@@ -451,15 +443,17 @@ int Run(int argc, char** argv, const std::string& command) {
              " L0 files; 4 KiB blocks; "
              "index and filters held by the table readers"});
   }
-  if (flags.engines & kLevelDB) {
-    report.header.push_back(
+  if (setup.flags.engines & kLevelDB) {
+    report->header.push_back(
         {"leveldb tree",
          "LevelDB's own compactions, made deterministic: keys written in "
          "chunks of 3/4 of a memtable, each flushed and its compactions "
          "finished before the next; work LevelDB schedules during lookups "
          "(seek compactions) is held until the lookups end; 4 KiB blocks"});
   }
+}
 
+LookupOptions LookupFlags() {
   LookupOptions lookup;
   lookup.reads = FLAGS_reads;
   lookup.max_seconds = FLAGS_phase_seconds;
@@ -467,239 +461,314 @@ int Run(int argc, char** argv, const std::string& command) {
   lookup.batch = FLAGS_batch;
   lookup.multiget_present = FLAGS_multiget_present;
   lookup.seed = FLAGS_seed;
-  const KeySpace keys(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_seed);
+  return lookup;
+}
 
-  progress.Note("sstfilter_compare: " + std::to_string(plan.size()) +
-                " runs of " + std::to_string(FLAGS_num) +
-                " keys; databases in " + base);
-  int index = 0;
-  bool noted_multiget = false;
-  for (const Planned& p : plan) {
-    index++;
-    Engine* engine = nullptr;
-    for (size_t i = 0; i < flags.engine_order.size(); i++) {
-      if (flags.engine_order[i] == p.engine) engine = engines[i].get();
-    }
-    PolicyRun run;
-    run.engine = EngineName(p.engine);
-    run.label = p.run.label;
-    run.policy = p.run.policy;
-    run.sized = p.run.sized;
-    run.implicit = p.run.implicit;
-    if (p.run.sized) run.reference = p.run.reference.ToString();
-    const std::string tag = "[" + std::to_string(index) + "/" +
-                            std::to_string(plan.size()) + "] " + run.engine +
-                            " " + run.label;
+// One policy on one engine, from the plan to its results.
+class PolicyRunner {
+ public:
+  PolicyRunner(const Setup& setup, const KeySpace& keys, Progress* progress,
+               Report* report)
+      : setup_(setup),
+        keys_(keys),
+        lookup_(LookupFlags()),
+        progress_(progress),
+        report_(report) {}
 
-    auto skip = [&](const std::string& why) {
-      run.skipped = true;
-      run.skip_reason = why;
-      progress.Note(tag + ": skipped: " + why);
-      report.runs.push_back(run);
-    };
-    std::string why = Unsupported(run.policy, p.engine);
-    if (!why.empty()) {
-      skip(why);
+  // Runs the index-th planned run (1-based) and adds it to the report
+  // (skipped, with the reason, if it cannot run). Returns "" or an error
+  // that ends the comparison.
+  std::string Run(int index, const Setup::Planned& p);
+
+ private:
+  // Gives X of X@Y the bits per key that match Y's filter memory. Returns
+  // "" or why X cannot run.
+  std::string SizeToReference(Engine* engine, PolicyRun* run);
+  // Builds the database and runs the lookup phases. Returns "" or an error.
+  std::string BuildAndLookUp(Engine* engine, int index, PolicyRun* run);
+  std::string RunPhases(Engine* engine, PolicyRun* run);
+  void ProgressUpdate(uint64_t done, uint64_t total) {
+    progress_->Update(done, total);
+  }
+
+  const Setup& setup_;
+  const KeySpace& keys_;
+  const LookupOptions lookup_;
+  Progress* const progress_;
+  Report* const report_;
+  std::string tag_;  // "[3/8] rocksdb cuckoo:12", for progress and errors
+  bool noted_multiget_ = false;
+};
+
+std::string PolicyRunner::Run(int index, const Setup::Planned& p) {
+  Engine* engine = setup_.EngineFor(p.engine);
+  PolicyRun run;
+  run.engine = EngineName(p.engine);
+  run.label = p.run.label;
+  run.policy = p.run.policy;
+  run.sized = p.run.sized;
+  run.implicit = p.run.implicit;
+  if (p.run.sized) run.reference = p.run.reference.ToString();
+  tag_ = "[" + std::to_string(index) + "/" +
+         std::to_string(setup_.plan.size()) + "] " + run.engine + " " +
+         run.label;
+  std::string why = Unsupported(run.policy, p.engine);
+  if (why.empty() && run.sized) why = SizeToReference(engine, &run);
+  if (!why.empty()) {
+    run.skipped = true;
+    run.skip_reason = why;
+    progress_->Note(tag_ + ": skipped: " + why);
+    report_->runs.push_back(run);
+    return "";
+  }
+  std::string err = BuildAndLookUp(engine, index, &run);
+  if (!err.empty()) {
+    engine->Close();
+    return tag_ + ": " + err;
+  }
+  report_->runs.push_back(run);
+  return "";
+}
+
+std::string PolicyRunner::SizeToReference(Engine* engine, PolicyRun* run) {
+  const PolicyRun* y = report_->FindRun(run->engine, run->reference);
+  if (y == nullptr) return "its reference " + run->reference + " did not run";
+  if (y->build.num_filters == 0) {
+    return "its reference " + run->reference + " built no filters";
+  }
+  const uint64_t per_filter =
+      static_cast<uint64_t>(std::llround(y->keys_per_filter(FLAGS_num)));
+  const double target = static_cast<double>(y->build.filter_bytes) /
+                        static_cast<double>(y->build.num_filters);
+  Policy sized;
+  Status s = SizeToMemory(
+      run->policy, std::max<uint64_t>(1, per_filter), target,
+      [engine](const Policy& q, uint64_t n, uint64_t* bytes) {
+        return engine->BuiltinFilterBytes(q, n, bytes);
+      },
+      &sized);
+  const std::string what = FormatBytes(target) + " bytes per filter of " +
+                           std::to_string(per_filter) + " keys";
+  if (!s.ok()) {
+    return "cannot match " + run->reference + " (" + what +
+           "): " + s.ToString();
+  }
+  run->policy = sized;
+  progress_->Note(tag_ + ": " + sized.ToString() + " matches " + what);
+  return "";
+}
+
+std::string PolicyRunner::BuildAndLookUp(Engine* engine, int index,
+                                         PolicyRun* run) {
+  char sub[32];
+  std::snprintf(sub, sizeof(sub), "/%s-%02d", run->engine.c_str(), index);
+  const std::string dir = setup_.base + sub;
+  std::error_code ec;
+  if (fs::exists(dir, ec))
+    return dir + " already exists; use an empty --db_dir";
+  progress_->Begin(tag_ + " (" + run->policy.ToString() + "): load");
+  std::string err = engine->Build(
+      run->policy, keys_, dir,
+      [this](uint64_t done, uint64_t total) { ProgressUpdate(done, total); },
+      &run->build);
+  if (!err.empty()) return err;
+  if (run->build.num_entries != FLAGS_num) {
+    return "the database holds " + std::to_string(run->build.num_entries) +
+           " entries, expected " + std::to_string(FLAGS_num);
+  }
+  progress_->End(FormatBytes(run->bits_per_key_disk(FLAGS_num)) +
+                 " filter bits/key");
+  err = RunPhases(engine, run);
+  if (!err.empty()) return err;
+  err = engine->Close();
+  if (!err.empty()) return err;
+  if (!FLAGS_keep) fs::remove_all(dir, ec);
+  return "";
+}
+
+std::string PolicyRunner::RunPhases(Engine* engine, PolicyRun* run) {
+  for (Phase ph : setup_.flags.phases) {
+    if (ph == Phase::kMultiGet && !engine->has_multiget()) {
+      if (!noted_multiget_) {
+        report_->notes.push_back(
+            run->engine + " has no MultiGet: its multiget phase is not run");
+        noted_multiget_ = true;
+      }
       continue;
     }
-    if (run.sized) {
-      const PolicyRun* y = report.FindRun(run.engine, run.reference);
-      if (y == nullptr) {
-        skip("its reference " + run.reference + " did not run");
-        continue;
-      }
-      if (y->build.num_filters == 0) {
-        skip("its reference " + run.reference + " built no filters");
-        continue;
-      }
-      const uint64_t per_filter =
-          static_cast<uint64_t>(std::llround(y->keys_per_filter(FLAGS_num)));
-      const double target = static_cast<double>(y->build.filter_bytes) /
-                            static_cast<double>(y->build.num_filters);
-      Policy sized;
-      Status s = SizeToMemory(
-          run.policy, std::max<uint64_t>(1, per_filter), target,
-          [engine](const Policy& q, uint64_t n, uint64_t* bytes) {
-            return engine->BuiltinFilterBytes(q, n, bytes);
-          },
-          &sized);
-      if (!s.ok()) {
-        skip("cannot match " + run.reference + " (" + FormatBytes(target) +
-             " bytes per filter of " + std::to_string(per_filter) +
-             " keys): " + s.ToString());
-        continue;
-      }
-      run.policy = sized;
-      progress.Note(tag + ": " + sized.ToString() + " matches " +
-                    FormatBytes(target) + " bytes per filter of " +
-                    std::to_string(per_filter) + " keys");
-    }
-
-    char sub[32];
-    std::snprintf(sub, sizeof(sub), "/%s-%02d", run.engine.c_str(), index);
-    const std::string dir = base + sub;
-    std::error_code ec;
-    if (fs::exists(dir, ec)) {
-      return Fail(kRunError, dir + " already exists; use an empty --db_dir");
-    }
-    progress.Begin(tag + " (" + run.policy.ToString() + "): load");
-    std::string err = engine->Build(
-        run.policy, keys, dir,
-        [&progress](uint64_t done, uint64_t total) {
-          progress.Update(done, total);
-        },
-        &run.build);
-    if (!err.empty()) {
-      engine->Close();
-      return Fail(kRunError, tag + ": " + err);
-    }
-    if (run.build.num_entries != FLAGS_num) {
-      engine->Close();
-      return Fail(kRunError, tag + ": the database holds " +
-                                 std::to_string(run.build.num_entries) +
-                                 " entries, expected " +
-                                 std::to_string(FLAGS_num));
-    }
-    progress.End(FormatBytes(run.bits_per_key_disk(FLAGS_num)) +
-                 " filter bits/key");
-    for (Phase ph : flags.phases) {
-      if (ph == Phase::kMultiGet && !engine->has_multiget()) {
-        if (!noted_multiget) {
-          report.notes.push_back(
-              run.engine + " has no MultiGet: its multiget phase is not run");
-          noted_multiget = true;
-        }
-        continue;
-      }
-      progress.Begin(tag + ": " + PhaseName(ph));
-      PhaseResult result;
-      err = RunPhase(
-          engine, keys, ph, lookup,
-          [&progress](uint64_t done, uint64_t total) {
-            progress.Update(done, total);
-          },
-          &result);
-      if (!err.empty()) {
-        engine->Close();
-        return Fail(kRunError, tag + ": " + PhaseName(ph) + ": " + err);
-      }
-      char summary[96];
-      std::snprintf(summary, sizeof(summary), "%.4f reads/op over %llu ops",
-                    result.reads_per_op(),
-                    static_cast<unsigned long long>(result.ops));
-      progress.End(summary);
-      run.phases.push_back(result);
-    }
-    err = engine->Close();
-    if (!err.empty()) return Fail(kRunError, tag + ": " + err);
-    if (!FLAGS_keep) fs::remove_all(dir, ec);
-    report.runs.push_back(run);
+    progress_->Begin(tag_ + ": " + PhaseName(ph));
+    PhaseResult result;
+    std::string err = RunPhase(
+        engine, keys_, ph, lookup_,
+        [this](uint64_t done, uint64_t total) { ProgressUpdate(done, total); },
+        &result);
+    if (!err.empty()) return std::string(PhaseName(ph)) + ": " + err;
+    char summary[96];
+    std::snprintf(summary, sizeof(summary), "%.4f reads/op over %llu ops",
+                  result.reads_per_op(),
+                  static_cast<unsigned long long>(result.ops));
+    progress_->End(summary);
+    run->phases.push_back(result);
   }
+  return "";
+}
 
-  // RocksDB's filter memory: what the table readers hold beyond the same
-  // tables without filters.
-  for (EngineBit e : flags.engine_order) {
-    if (e != kRocksDB) continue;
-    const PolicyRun* none = report.FindRun("rocksdb", "none");
-    for (PolicyRun& r : report.runs) {
-      if (r.engine != "rocksdb" || r.skipped) continue;
-      if (none != nullptr) {
-        r.build.filter_memory_bytes =
-            static_cast<int64_t>(r.build.table_reader_memory) -
-            static_cast<int64_t>(none->build.table_reader_memory);
-        if (r.build.filter_memory_bytes < 0) r.build.filter_memory_bytes = 0;
-      }
-    }
-    report.notes.push_back(
-        none != nullptr
-            ? "rocksdb mem bits/key: rocksdb.estimate-table-readers-mem minus "
-              "that of the same tables without filters (policy none)"
-            : "rocksdb mem bits/key unknown: add policy none to measure it");
+// RocksDB's filter memory: what the table readers hold beyond the same
+// tables without filters (policy none).
+void AccountFilterMemory(const Flags& flags, Report* report) {
+  if (!(flags.engines & kRocksDB)) return;
+  const PolicyRun* none = report->FindRun("rocksdb", "none");
+  for (PolicyRun& r : report->runs) {
+    if (r.engine != "rocksdb" || r.skipped || none == nullptr) continue;
+    r.build.filter_memory_bytes = std::max<int64_t>(
+        0, static_cast<int64_t>(r.build.table_reader_memory) -
+               static_cast<int64_t>(none->build.table_reader_memory));
   }
-  // Cross-checks against the engines' own counters.
+  report->notes.push_back(
+      none != nullptr
+          ? "rocksdb mem bits/key: rocksdb.estimate-table-readers-mem minus "
+            "that of the same tables without filters (policy none)"
+          : "rocksdb mem bits/key unknown: add policy none to measure it");
+}
+
+// Checks one RocksDB phase's counts against RocksDB's own perf context; a
+// disagreement becomes a note. Sets *merged_multiget when MultiGet merged
+// block reads (more perf-context blocks than read requests).
+void CrossCheckPhase(const PolicyRun& r, const PhaseResult& ph,
+                     bool* merged_multiget, Report* report) {
+  auto get = [&ph](const char* name) -> uint64_t {
+    auto it = ph.engine.find(name);
+    return it == ph.engine.end() ? 0 : it->second;
+  };
+  const std::string what =
+      "cross-check: rocksdb " + r.label + " " + PhaseName(ph.phase) + ": ";
+  const uint64_t blocks = get("perf.block_read_count");
+  if (ph.phase == Phase::kMultiGet && blocks >= ph.io.reads) {
+    *merged_multiget = *merged_multiget || blocks > ph.io.reads;
+  } else if (blocks != ph.io.reads) {
+    report->notes.push_back(what + "perf_context block_read_count " +
+                            std::to_string(blocks) + " != counted reads " +
+                            std::to_string(ph.io.reads));
+  }
+  const uint64_t other =
+      get("perf.index_block_read_count") + get("perf.filter_block_read_count");
+  if (other != 0) {
+    report->notes.push_back(what + std::to_string(other) +
+                            " index/filter block reads during lookups");
+  }
+  const uint64_t perf_probes =
+      get("perf.bloom_sst_hit_count") + get("perf.bloom_sst_miss_count");
+  if (perf_probes != ph.io.probes) {
+    report->notes.push_back(what + "perf_context bloom_sst_hit+miss " +
+                            std::to_string(perf_probes) +
+                            " != counted probes " +
+                            std::to_string(ph.io.probes));
+  }
+}
+
+// Cross-checks against the engines' own counters, then the notes every
+// report carries.
+void CrossCheck(Report* report) {
   bool merged_multiget = false;
-  for (const PolicyRun& r : report.runs) {
+  for (const PolicyRun& r : report->runs) {
     if (r.skipped || r.engine != "rocksdb") continue;
     for (const PhaseResult& ph : r.phases) {
-      auto get = [&ph](const char* name) -> uint64_t {
-        auto it = ph.engine.find(name);
-        return it == ph.engine.end() ? 0 : it->second;
-      };
-      const uint64_t blocks = get("perf.block_read_count");
-      if (ph.phase == Phase::kMultiGet && blocks >= ph.io.reads) {
-        merged_multiget = merged_multiget || blocks > ph.io.reads;
-      } else if (blocks != ph.io.reads) {
-        report.notes.push_back(
-            "cross-check: rocksdb " + r.label + " " + PhaseName(ph.phase) +
-            ": perf_context block_read_count " + std::to_string(blocks) +
-            " != counted reads " + std::to_string(ph.io.reads));
-      }
-      const uint64_t other = get("perf.index_block_read_count") +
-                             get("perf.filter_block_read_count");
-      if (other != 0) {
-        report.notes.push_back("cross-check: rocksdb " + r.label + " " +
-                               PhaseName(ph.phase) + ": " +
-                               std::to_string(other) +
-                               " index/filter block reads during lookups");
-      }
-      const uint64_t perf_probes =
-          get("perf.bloom_sst_hit_count") + get("perf.bloom_sst_miss_count");
-      if (perf_probes != ph.io.probes) {
-        report.notes.push_back(
-            "cross-check: rocksdb " + r.label + " " + PhaseName(ph.phase) +
-            ": perf_context bloom_sst_hit+miss " + std::to_string(perf_probes) +
-            " != counted probes " + std::to_string(ph.io.probes));
-      }
+      CrossCheckPhase(r, ph, &merged_multiget, report);
     }
   }
   if (merged_multiget) {
-    report.notes.push_back(
+    report->notes.push_back(
         "rocksdb multiget: reads/op counts read requests; MultiGet merges "
         "adjacent blocks of a file into one request, so RocksDB's "
         "perf_context block_read_count (in results.json) is a little higher");
   }
-  report.notes.push_back(
+  report->notes.push_back(
       "FPR %: false 'may match' answers per probe of a table without the key; "
       "reads are counted by wrappers of the engines' file access (RocksDB "
       "FileSystem, LevelDB Env) on lookup threads only");
+}
 
+// Draws the charts with gnuplot into --out. Returns "" or an error.
+std::string Plot(const Report& report, const std::string& png_terminal,
+                 Progress* progress) {
+  const fs::path out(FLAGS_out);
+  const std::string data = FormatPlotData(report);
+  if (data.empty()) {
+    progress->Note(
+        "sstfilter_compare: no filter ran an absent phase; no charts");
+    return "";
+  }
+  std::string error;
+  if (!WriteFile(out / "plot.dat", data, &error) ||
+      !WriteFile(out / "plots.gp", FormatPlotScript(report, png_terminal),
+                 &error)) {
+    return error;
+  }
+  const std::string cmd = "cd " + harness::ShellQuote(FLAGS_out) +
+                          " && gnuplot plots.gp </dev/null";
+  if (std::system(cmd.c_str()) != 0) {
+    return "gnuplot failed on " + (out / "plots.gp").string();
+  }
+  return "";
+}
+
+// Prints the table and writes the result files (and charts) into --out.
+// Returns "" or an error.
+std::string WriteResults(const Report& report, const Flags& flags,
+                         Progress* progress) {
   const std::string text = FormatText(report);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
-
-  if (!FLAGS_out.empty()) {
-    std::error_code ec;
-    fs::create_directories(FLAGS_out, ec);
-    if (ec) return Fail(kRunError, "--out " + FLAGS_out + ": " + ec.message());
-    const fs::path out(FLAGS_out);
-    std::string error;
-    if (!WriteFile(out / "results.txt", text, &error) ||
-        !WriteFile(out / "results.csv", FormatCsv(report), &error) ||
-        !WriteFile(out / "results.json", FormatJson(report), &error)) {
-      return Fail(kRunError, error);
-    }
-    if (FLAGS_plot) {
-      const std::string data = FormatPlotData(report);
-      if (data.empty()) {
-        progress.Note(
-            "sstfilter_compare: no filter ran an absent phase; no charts");
-      } else if (!WriteFile(out / "plot.dat", data, &error) ||
-                 !WriteFile(out / "plots.gp",
-                            FormatPlotScript(report, flags.png_terminal),
-                            &error)) {
-        return Fail(kRunError, error);
-      } else {
-        const std::string cmd =
-            "cd " + Shell(FLAGS_out) + " && gnuplot plots.gp </dev/null";
-        if (std::system(cmd.c_str()) != 0) {
-          return Fail(kRunError,
-                      "gnuplot failed on " + (out / "plots.gp").string());
-        }
-      }
-    }
-    std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  if (FLAGS_out.empty()) return "";
+  std::error_code ec;
+  fs::create_directories(FLAGS_out, ec);
+  if (ec) return "--out " + FLAGS_out + ": " + ec.message();
+  const fs::path out(FLAGS_out);
+  std::string error;
+  if (!WriteFile(out / "results.txt", text, &error) ||
+      !WriteFile(out / "results.csv", FormatCsv(report), &error) ||
+      !WriteFile(out / "results.json", FormatJson(report), &error)) {
+    return error;
   }
-  return 0;
+  if (FLAGS_plot) {
+    error = Plot(report, flags.png_terminal, progress);
+    if (!error.empty()) return error;
+  }
+  std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  return "";
+}
+
+int Run(int argc, char** argv, const std::string& command) {
+  if (argc > 1) {
+    return Fail(kUsageError, std::string("unexpected argument \"") + argv[1] +
+                                 "\" (flags are --name=value)");
+  }
+  Setup setup;
+  const Problem bad = CheckFlags(&setup.flags);
+  if (!bad.empty()) return Fail(kUsageError, bad);
+  Report report;
+  std::string err = Prepare(&setup, &report);
+  if (setup.plan.empty()) return Fail(kUsageError, err);
+  if (!err.empty()) return Fail(kRunError, err);
+  DescribeSetup(setup, command, &report);
+
+  const char* term = std::getenv("TERM");
+  Progress progress(FLAGS_progress, ::isatty(STDERR_FILENO) == 1 &&
+                                        term != nullptr &&
+                                        std::string(term) != "dumb");
+  progress.Note("sstfilter_compare: " + std::to_string(setup.plan.size()) +
+                " runs of " + std::to_string(FLAGS_num) +
+                " keys; databases in " + setup.base);
+  const KeySpace keys(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_seed);
+  PolicyRunner runner(setup, keys, &progress, &report);
+  for (size_t i = 0; i < setup.plan.size(); i++) {
+    err = runner.Run(static_cast<int>(i + 1), setup.plan[i]);
+    if (!err.empty()) return Fail(kRunError, err);
+  }
+  AccountFilterMemory(setup.flags, &report);
+  CrossCheck(&report);
+  err = WriteResults(report, setup.flags, &progress);
+  return err.empty() ? 0 : Fail(kRunError, err);
 }
 
 }  // namespace

@@ -17,40 +17,17 @@
 #include <string>
 #include <string_view>
 
+#include "harness/io_counters.h"
+#include "harness/keys.h"
+
 namespace sstfilter {
 namespace compare {
 
-// SplitMix64's finalizer: a bijection of 64-bit integers that mixes well.
-inline uint64_t Mix64(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
-
-// A small, fast, seedable generator (SplitMix64) for choosing keys.
-class Random64 {
- public:
-  explicit Random64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    state_ += 0x9e3779b97f4a7c15ULL;
-    return Mix64(state_);
-  }
-  // Uniform in [0, n) by multiply-shift. REQUIRES: n > 0.
-  uint64_t Uniform(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >>
-                                 64);
-  }
-  // True with probability p.
-  bool Bernoulli(double p) {
-    return static_cast<double>(Next() >> 11) * 0x1.0p-53 < p;
-  }
-
- private:
-  uint64_t state_;
-};
+// The harness's generator, counters and random numbers, by their names here.
+using harness::IoCounters;
+using harness::Mix64;
+using harness::Random64;
+using harness::ThreadCounters;
 
 // Every key size must leave at least one pad byte for neighbours.
 inline constexpr int kMinKeySize = 9;
@@ -62,44 +39,31 @@ class KeySpace {
       : num_keys_(num_keys),
         key_size_(key_size),
         value_size_(value_size),
-        offset_(Mix64(seed ^ 0x5eed5eed5eed5eedULL)) {}
+        keys_(harness::KeySpace::Hashed(
+            seed, std::string(static_cast<size_t>(key_size - 8), '0'))) {}
 
   uint64_t num_keys() const { return num_keys_; }
   int key_size() const { return key_size_; }
   int value_size() const { return value_size_; }
 
   // Key number i (present if i < num_keys()).
-  void Key(uint64_t i, std::string* out) const {
-    out->assign(static_cast<size_t>(key_size_), '0');
-    const uint64_t v = Mix64(i + offset_);
-    for (int b = 0; b < 8; b++) {
-      (*out)[b] = static_cast<char>(v >> (56 - 8 * b));
-    }
-  }
+  void Key(uint64_t i, std::string* out) const { keys_.Key(i, out); }
   // Present key i with its last byte changed from '0' to one of the 255
   // other byte values, chosen by `salt`: never a loaded key.
   void Neighbour(uint64_t i, uint64_t salt, std::string* out) const {
-    Key(i, out);
     // '0' + 1 .. '0' + 255, modulo 256: every byte value except '0'.
-    const uint8_t last = static_cast<uint8_t>('0' + 1 + salt % 255);
-    out->back() = static_cast<char>(last);
+    *out = keys_.Key(
+        i, static_cast<char>(static_cast<uint8_t>('0' + 1 + salt % 255)));
   }
   void Value(uint64_t i, std::string* out) const {
-    out->resize(static_cast<size_t>(value_size_));
-    Random64 r(Mix64(i + offset_) ^ 0x76616c7565ULL);
-    for (int b = 0; b < value_size_; b += 8) {
-      uint64_t w = r.Next();
-      for (int j = b; j < value_size_ && j < b + 8; j++, w >>= 8) {
-        (*out)[j] = static_cast<char>(w);
-      }
-    }
+    keys_.Value(i, static_cast<size_t>(value_size_), out);
   }
 
  private:
   const uint64_t num_keys_;
   const int key_size_;
   const int value_size_;
-  const uint64_t offset_;
+  const harness::KeySpace keys_;
 };
 
 enum class Phase { kPresent, kAbsent, kNeighbour, kMultiGet };
