@@ -52,9 +52,6 @@ inline constexpr int kCuckooMaxTagBits = 32;
 
 using Uint128 = unsigned __int128;
 
-// For functions that only prefetch (see PrefetchRead in bloom_impl.h).
-#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
-
 // The MurmurHash3 64-bit finalizer: a bijection of 64-bit words with full
 // avalanche. Used only to re-salt a hash.
 inline uint64_t Mix64(uint64_t x) {
@@ -240,17 +237,22 @@ struct CuckooBucket {
   // next line only for a bucket that straddles two (~8% of them for f =
   // 12). Measured at 10^7 keys: an unconditional second prefetch per bucket
   // doubles the batched query's time.
-  // Always inlined, like PrefetchRead (bloom_impl.h says why).
-  SSTFILTER_ALWAYS_INLINE static void PrefetchBucket(const uint8_t* p) {
-    PrefetchRead(p);
+  // Always inlined, like PrefetchRead (bloom_impl.h says why). `prefetch`
+  // is PrefetchForRead but in tests, which record the addresses.
+  template <typename Prefetcher = PrefetchForRead>
+  SSTFILTER_ALWAYS_INLINE static void PrefetchBucket(const uint8_t* p,
+                                                     Prefetcher prefetch = {}) {
+    prefetch(p);
     if ((reinterpret_cast<uintptr_t>(p) & 63) + kSpanBytes > 64) {
-      PrefetchRead(p + kSpanBytes - 1);
+      prefetch(p + kSpanBytes - 1);
     }
   }
+  template <typename Prefetcher = PrefetchForRead>
   SSTFILTER_ALWAYS_INLINE static void Prefetch(const CuckooLoc& loc,
-                                               const uint8_t* data) {
-    PrefetchBucket(Address(data, loc.b1));
-    PrefetchBucket(Address(data, loc.b2));
+                                               const uint8_t* data,
+                                               Prefetcher prefetch = {}) {
+    PrefetchBucket(Address(data, loc.b1), prefetch);
+    PrefetchBucket(Address(data, loc.b2), prefetch);
   }
 };
 
