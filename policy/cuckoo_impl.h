@@ -49,6 +49,18 @@ namespace internal {
 inline constexpr int kCuckooSlots = 4;
 inline constexpr int kCuckooMinTagBits = 4;
 inline constexpr int kCuckooMaxTagBits = 32;
+// The load factor (keys / slots) static and dynamic cuckoo filters are
+// sized for, and the kicks an insertion's random walk may make.
+inline constexpr double kCuckooLoad = 0.95;
+inline constexpr int kCuckooMaxKicks = 500;
+
+// Buckets for n keys at load kCuckooLoad: ceil(n / 3.8) = ceil(5n / 19), in
+// integers so that sizes are exact for every n (at least one bucket).
+inline uint64_t CuckooBucketsFor(uint64_t n) {
+  static_assert(kCuckooSlots * kCuckooLoad == 3.8, "5/19 is 1 / (4 * 0.95)");
+  const uint64_t buckets = n / 19 * 5 + ((n % 19) * 5 + 18) / 19;
+  return buckets == 0 ? 1 : buckets;
+}
 
 using Uint128 = unsigned __int128;
 
