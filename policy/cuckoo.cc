@@ -15,7 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/builders.h"
+#include "policy/bloom_builder.h"
+#include "policy/cuckoo_builder.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/params.h"
