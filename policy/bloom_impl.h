@@ -15,8 +15,9 @@
 // x = low 32 bits of h, probe i tests bit x_i >> 23 (9 bits), where
 // x_0 = x and x_{i+1} = x_i * 0x9E3779B9 (mod 2^32). The scheme follows
 // RocksDB's FastLocalBloom (util/bloom_impl.h): one cache line per key,
-// probes from repeated 32-bit multiplication. One cache miss per query; ~1.05x
-// the FPR of a standard Bloom of the same size at 10 bits/key.
+// probes from repeated 32-bit multiplication. One cache miss per query, for
+// 1.17x the FPR of a standard Bloom of the same size at 10 bits/key
+// (BlockedBloomFpr against StandardBloomFpr, params.h).
 //
 // Bits are numbered LSB-first within bytes: bit j is (byte[j / 8] >> (j % 8))
 // & 1, so the payload is byte-order independent.
