@@ -80,8 +80,20 @@ struct StandardBloomImpl {
                                                uint64_t num_bits,
                                                int num_probes,
                                                Prefetcher prefetch) {
-    StandardProbes probes(h, num_bits);
-    for (int i = 0; i < num_probes; i++) prefetch(data + (probes.Next() >> 3));
+    PrefetchCells<1>(h, data, num_bits, num_probes, prefetch);
+  }
+  // The same over m cells of kCellBits bits each (counting Bloom: 4).
+  template <int kCellBits, typename Prefetcher>
+  SSTFILTER_ALWAYS_INLINE static void PrefetchCells(uint64_t h,
+                                                    const uint8_t* data,
+                                                    uint64_t m, int num_probes,
+                                                    Prefetcher prefetch) {
+    static_assert(kCellBits == 1 || kCellBits == 2 || kCellBits == 4);
+    constexpr int kShift = kCellBits == 1 ? 3 : kCellBits == 2 ? 2 : 1;
+    StandardProbes probes(h, m);
+    for (int i = 0; i < num_probes; i++) {
+      prefetch(data + (probes.Next() >> kShift));
+    }
   }
 };
 
