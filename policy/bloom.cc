@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "policy/bloom_builder.h"
 #include "policy/bloom_impl.h"
-#include "policy/builders.h"
 #include "policy/format.h"
 
 namespace sstfilter {
@@ -91,19 +91,16 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
   uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
   // Each insertion writes to random places; in a filter larger than the
   // caches each is a cache miss. Prefetching the places of the key kAhead
-  // positions later overlaps those misses (measured, 10M keys at 10
-  // bits/key, page-fault costs excluded: blocked Bloom 50 -> 13 ns/key,
-  // standard Bloom 57 -> 15; at 1M keys 13 -> 11 and 14.5 -> 14).
+  // positions later overlaps those misses (docs/BENCHMARKS.md, "Changes to
+  // the core").
   constexpr size_t kAhead = 16;
   const size_t n = hashes.size();
   if (p.kind == FilterKind::kBlockedBloom) {
     const uint64_t blocks = payload / BlockedBloomImpl::kBlockBytes;
     for (size_t i = 0; i < n; i++) {
       if (i + kAhead < n) {
-        const uint8_t* b =
-            BlockedBloomImpl::Block(hashes[i + kAhead], data, blocks);
-        PrefetchWrite(b);
-        PrefetchWrite(b + BlockedBloomImpl::kBlockBytes - 1);
+        BlockedBloomImpl::Prefetch(hashes[i + kAhead], data, blocks,
+                                   PrefetchForWrite());
       }
       BlockedBloomImpl::Add(hashes[i], data, blocks, p.num_probes);
     }
@@ -111,8 +108,8 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
     const uint64_t bits = payload * 8;
     for (size_t i = 0; i < n; i++) {
       if (i + kAhead < n) {
-        StandardBloomImpl::PrefetchAll(hashes[i + kAhead], data, bits,
-                                       p.num_probes);
+        StandardBloomImpl::Prefetch(hashes[i + kAhead], data, bits,
+                                    p.num_probes, PrefetchForWrite());
       }
       StandardBloomImpl::Add(hashes[i], data, bits, p.num_probes);
     }
