@@ -51,6 +51,7 @@
 #include "leveldb/slice.h"
 #include "leveldb/write_batch.h"
 #include "sstfilter/leveldb.h"
+#include "sstfilter/spec.h"
 
 namespace sstfilter {
 namespace {
