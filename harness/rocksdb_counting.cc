@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "adapters/rocksdb/rocksdb_forwarding.h"
 #include "harness/io_counters.h"
 
 namespace sstfilter {
@@ -37,36 +38,29 @@ class CountingFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
   }
 };
 
-class TimedBuilder final : public rocksdb::FilterBitsBuilder {
+// Forwards every virtual of the RocksDB generation built against; counts
+// keys and times Finish.
+class TimedBuilder final : public internal::ForwardingBitsBuilder {
  public:
   TimedBuilder(rocksdb::FilterBitsBuilder* inner, PolicyCalls* calls)
-      : inner_(inner), calls_(calls) {}
+      : ForwardingBitsBuilder(inner), calls_(calls) {}
 
   void AddKey(const rocksdb::Slice& key) override {
     calls_->keys_added.fetch_add(1, std::memory_order_relaxed);
-    inner_->AddKey(key);
-  }
-  size_t EstimateEntriesAdded() override {
-    return inner_->EstimateEntriesAdded();
+    inner()->AddKey(key);
   }
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
     const Clock::time_point t = Clock::now();
-    rocksdb::Slice s = inner_->Finish(buf);
+    rocksdb::Slice s = inner()->Finish(buf);
     Record(t);
     return s;
   }
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
                         rocksdb::Status* status) override {
     const Clock::time_point t = Clock::now();
-    rocksdb::Slice s = inner_->Finish(buf, status);
+    rocksdb::Slice s = inner()->Finish(buf, status);
     Record(t);
     return s;
-  }
-  rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter) override {
-    return inner_->MaybePostVerify(filter);
-  }
-  size_t ApproximateNumEntries(size_t bytes) override {
-    return inner_->ApproximateNumEntries(bytes);
   }
 
  private:
@@ -78,7 +72,6 @@ class TimedBuilder final : public rocksdb::FilterBitsBuilder {
     calls_->finishes.fetch_add(1, std::memory_order_relaxed);
   }
 
-  const std::unique_ptr<rocksdb::FilterBitsBuilder> inner_;
   PolicyCalls* const calls_;
 };
 

@@ -29,6 +29,16 @@ void* operator new(std::size_t size) {
 [[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
   std::free(p);
 }
+// The nothrow forms too: GoogleTest 1.15 (Debian 13) allocates with
+// new (std::nothrow) and frees with plain delete, which must then pair.
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
+  if (g_fail_new) return nullptr;
+  return std::malloc(size == 0 ? 1 : size);
+}
+[[gnu::noinline]] void operator delete(void* p,
+                                       const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace {
 
