@@ -1,5 +1,6 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 
+#include <cassert>
 #include <limits>
 
 #include "policy/bloom_builder.h"
@@ -44,6 +45,7 @@ void AppendEmptyFilter(uint64_t seed, std::string* dst) {
 }
 
 FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
+  assert(n <= kMaxPlanKeys);
   KindPlan plan;
   switch (spec.kind) {
     case FilterKind::kBloom:
@@ -66,6 +68,7 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
 }
 
 size_t HashListBuilder::FilterSize(size_t num_entries) const {
+  if (num_entries > kMaxPlanKeys) return std::numeric_limits<size_t>::max();
   return PlanFilter(spec(), num_entries, /*with_fpr=*/false).filter_bytes;
 }
 

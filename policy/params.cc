@@ -66,10 +66,19 @@ int CuckooFingerprintBits(double bits_per_key) {
   return static_cast<int>(std::lround(bits_per_key));
 }
 
+namespace {
+Status TooManyKeys(uint64_t num_keys) {
+  return Status::InvalidArgument(std::to_string(num_keys) +
+                                 " keys are more than one filter can hold (" +
+                                 std::to_string(internal::kMaxPlanKeys) + ")");
+}
+}  // namespace
+
 Status ParamsForSpec(const FilterSpec& spec, uint64_t num_keys,
                      FilterParams* out) {
   Status s = spec.Validate();
   if (!s.ok()) return s;
+  if (num_keys > internal::kMaxPlanKeys) return TooManyKeys(num_keys);
   *out = internal::PlanFilter(spec, num_keys);
   return Status::OK();
 }
@@ -80,6 +89,7 @@ Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
     return Status::InvalidArgument("target FPR must be within (0, 1), got " +
                                    std::to_string(target_fpr));
   }
+  if (num_keys > internal::kMaxPlanKeys) return TooManyKeys(num_keys);
   FilterSpec spec;
   spec.kind = kind;
   spec.bits_per_key = MaxBitsPerKey(kind);

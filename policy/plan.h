@@ -38,10 +38,16 @@ namespace internal {
 // would be smaller may be written as standard Bloom too (PlanCuckoo).
 inline constexpr uint64_t kMinBlockedPayload = 1024;
 
+// Most keys one filter may be planned for: 2^52, about 4.5e15. Beyond it
+// no filter can exist (its hashes alone would take 32 PiB), and payload
+// sizes would no longer be exact in a double (n * bits_per_key) or fit in
+// 64 bits. Size queries for more keys answer "too large", never wrap.
+inline constexpr uint64_t kMaxPlanKeys = uint64_t{1} << 52;
+
 // The parameters of the filter a builder for `spec` writes for `n` distinct
 // keys: the kind actually written, payload and total sizes, and, if
 // `with_fpr`, the expected FPR (costly: builders and size queries skip it).
-// REQUIRES: spec.Validate().ok().
+// REQUIRES: spec.Validate().ok(), n <= kMaxPlanKeys.
 FilterParams PlanFilter(const FilterSpec& spec, uint64_t n,
                         bool with_fpr = true);
 

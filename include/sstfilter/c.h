@@ -166,7 +166,8 @@ size_t sstfilter_builder_num_entries(const sstfilter_builder* b)
 /* The seed of the builder's spec (0 unless the spec gave one). */
 uint64_t sstfilter_builder_seed(const sstfilter_builder* b)
     SSTFILTER_C_NOEXCEPT;
-/* Bytes finish would write for `num_entries` distinct keys. */
+/* Bytes finish would write for `num_entries` distinct keys; SIZE_MAX for a
+ * count no filter can hold (over 2^52). */
 size_t sstfilter_builder_filter_size(const sstfilter_builder* b,
                                      size_t num_entries) SSTFILTER_C_NOEXCEPT;
 

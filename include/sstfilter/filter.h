@@ -76,7 +76,8 @@ class FilterBuilder {
   // (keeping its memory for reuse).
   virtual void Finish(std::string* dst) = 0;
 
-  // Bytes Finish would append for `num_entries` distinct entries.
+  // Bytes Finish would append for `num_entries` distinct entries; SIZE_MAX
+  // for a count no filter can hold (over 2^52).
   virtual size_t FilterSize(size_t num_entries) const = 0;
   // The largest number of entries whose filter fits in `bytes`
   // (0 if none does); the inverse of FilterSize.

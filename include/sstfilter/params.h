@@ -55,6 +55,7 @@ struct FilterParams {
 };
 
 // The parameters a builder for `spec` uses for `num_keys` distinct keys.
+// More keys than one filter can hold (2^52) are an InvalidArgument error.
 Status ParamsForSpec(const FilterSpec& spec, uint64_t num_keys,
                      FilterParams* out);
 

@@ -5,7 +5,7 @@
 # root and something missing: says what to install, and fails.
 
 SSTFILTER_PACKAGES=(
-  g++ cmake ninja-build pkg-config clang-format-19
+  g++ cmake ninja-build pkg-config clang-format-19 clang-14 libclang-rt-14-dev
   libxxhash-dev libgtest-dev libbenchmark-dev libgflags-dev
   librocksdb-dev rocksdb-tools libleveldb-dev
   gnuplot-nox
@@ -36,4 +36,14 @@ configure_and_build() {
   shift
   cmake -S . -B "$dir" -G Ninja "$@"
   cmake --build "$dir" -j "$(nproc)"
+}
+
+# configure_and_build_targets DIR "TARGET..." [cmake args...]: configure DIR
+# and build only the listed targets.
+configure_and_build_targets() {
+  local dir=$1 targets=$2
+  shift 2
+  cmake -S . -B "$dir" -G Ninja "$@"
+  # shellcheck disable=SC2086
+  cmake --build "$dir" -j "$(nproc)" --target $targets
 }
