@@ -25,6 +25,15 @@ namespace internal {
 // (LevelDB writes filters of ~36 keys, ~45 bytes).
 inline constexpr uint64_t kMinBlockedPayload = 1024;
 
+// The most bytes, trailer included, a builder writes for n >= 1 keys at
+// `bits_per_key`, for every kind and every n: n * bits_per_key / 8 plus a
+// fixed allowance for the trailer and rounding.
+inline constexpr uint64_t kFilterSlackBytes = 40;
+inline uint64_t MaxFilterBytes(uint64_t n, double bits_per_key) {
+  return static_cast<uint64_t>(static_cast<double>(n) * bits_per_key / 8) +
+         kFilterSlackBytes;
+}
+
 // The parameters of the filter a builder for `spec` writes for `n` distinct
 // keys: the kind actually written, payload and total sizes, and, if
 // `with_fpr`, the expected FPR (costly: builders and size queries skip it).
