@@ -29,11 +29,25 @@ constexpr int kCompactKindShift = 11;
 constexpr int kCompactParamShift = 6;
 constexpr uint16_t kCompactCheckMask = 0x3f;
 
-uint16_t CompactCheck(uint16_t w_without_check, uint64_t payload_size) {
-  const char b[2] = {static_cast<char>(w_without_check & 0xff),
-                     static_cast<char>(w_without_check >> 8)};
-  return static_cast<uint16_t>(Hash64(std::string_view(b, 2), payload_size) &
-                               kCompactCheckMask);
+// The compact check: a hash of the payload size, XORed with one constant
+// per set bit of w's bits 6..14 (param and kind). The constants are
+// distinct and of weight 2, so every change of one or two bits of the
+// trailer changes the check (a distance-3 code); a different size changes
+// it with probability 63/64.
+constexpr uint16_t kCompactCheckColumns[9] = {0x03, 0x05, 0x06, 0x09, 0x0a,
+                                              0x0c, 0x11, 0x12, 0x14};
+
+uint16_t CompactCheck(uint16_t w, uint64_t payload_size) {
+  uint8_t size_bytes[8];
+  EncodeFixed64(size_bytes, payload_size);
+  uint16_t check = static_cast<uint16_t>(
+      Hash64(std::string_view(reinterpret_cast<const char*>(size_bytes), 8),
+             0) &
+      kCompactCheckMask);
+  for (int i = 0; i < 9; i++) {
+    if ((w >> (kCompactParamShift + i)) & 1) check ^= kCompactCheckColumns[i];
+  }
+  return check;
 }
 
 bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
@@ -46,8 +60,7 @@ bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
       static_cast<uint16_t>(data[size - 2] | (data[size - 1] << 8));
   const auto kind = static_cast<FilterKind>((w >> kCompactKindShift) & 0x0f);
   if (!KindHasCompactForm(kind)) return false;
-  if (CompactCheck(w & ~kCompactCheckMask, payload_size) !=
-      (w & kCompactCheckMask)) {
+  if (CompactCheck(w, payload_size) != (w & kCompactCheckMask)) {
     return false;
   }
   t->kind = kind;
