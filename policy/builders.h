@@ -6,11 +6,13 @@
 #ifndef SSTFILTER_POLICY_BUILDERS_H_
 #define SSTFILTER_POLICY_BUILDERS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "policy/cuckoo_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
 #include "sstfilter/spec.h"
@@ -50,6 +52,14 @@ struct KindPlan {
 };
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr);
 
+// ln(1/fpr) / ln(2)^2: the bits per key at which a standard Bloom filter
+// with the best real-valued k reaches `fpr`. No filter of fewer bits per
+// key reaches it, so searches for the smallest size start just below.
+inline double StandardBloomOptimumBits(double fpr) {
+  const double ln2 = std::log(2.0);
+  return -std::log(fpr) / (ln2 * ln2);
+}
+
 // Appends a zero-key filter ("never matches") carrying `seed`.
 void AppendEmptyFilter(uint64_t seed, std::string* dst);
 
@@ -78,9 +88,6 @@ std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
 
 // --- cuckoo (policy/cuckoo.cc) ----------------------------------------------
 
-// Target load factor (keys / slots) a cuckoo builder sizes its table for.
-inline constexpr double kCuckooLoad = 0.95;
-
 // The static cuckoo filter for n distinct keys, or, when its payload is
 // under kMinBlockedPayload and a standard Bloom filter of no more bytes
 // reaches the same expected FPR, that Bloom filter.
@@ -94,7 +101,7 @@ struct CuckooBuildStats {
 };
 // Knobs of the construction; tests shrink them to force the fallbacks.
 struct CuckooBuildOptions {
-  int max_kicks = 500;
+  int max_kicks = kCuckooMaxKicks;
   int salts_per_size = 4;  // tries at one table size before growing it
   int growths = 2;         // times the table grows by ~3% before giving up
 };

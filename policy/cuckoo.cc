@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/bloom_impl.h"
 #include "policy/builders.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
@@ -24,12 +23,6 @@
 namespace sstfilter {
 namespace internal {
 namespace {
-
-// Buckets for n keys at load kCuckooLoad = 0.95: ceil(n / 3.8) = ceil(5n/19),
-// in integers so that FilterSize is exact for every n.
-uint64_t CuckooBucketsFor(uint64_t n) {
-  return std::max<uint64_t>(1, n / 19 * 5 + ((n % 19) * 5 + 18) / 19);
-}
 
 size_t TotalSize(FilterKind kind, uint64_t payload, uint64_t seed,
                  size_t params_size) {
@@ -76,12 +69,10 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
 
   // Small filters: bucket rounding and the trailer weigh more, and a
   // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
-  // Bloom sizes from just under the optimum (ln(1/p) / ln(2)^2 bits per key)
-  // up to the cuckoo's own size.
+  // Bloom sizes from just under the optimum up to the cuckoo's own size.
   const size_t cuckoo_total = TotalSize(FilterKind::kCuckoo, plan.payload_bytes,
                                         spec.seed, plan.kind_params_size);
-  const double ln2 = std::log(2.0);
-  const double optimum = n * -std::log(p.expected_fpr) / (ln2 * ln2) / 8;
+  const double optimum = n * StandardBloomOptimumBits(p.expected_fpr) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   for (; bytes <= plan.payload_bytes + 1; bytes++) {
     if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total)

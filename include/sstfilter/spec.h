@@ -34,6 +34,10 @@ enum class FilterKind : uint8_t {
   kDynamicCuckoo = 5,  // serialized dynamic cuckoo (mutable form)
 };
 
+// The prefix of the name of every sstfilter policy an engine sees
+// ("sstfilter.bloom:10"); optional in a spec.
+inline constexpr const char kPolicyPrefix[] = "sstfilter.";
+
 // "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
 // "dynamic_cuckoo", or "unknown".
 const char* FilterKindName(FilterKind kind);
