@@ -39,12 +39,10 @@ constexpr uint16_t kCompactCheckColumns[9] = {0x03, 0x05, 0x06, 0x09, 0x0a,
                                               0x0c, 0x11, 0x12, 0x14};
 
 uint16_t CompactCheck(uint16_t w, uint64_t payload_size) {
-  uint8_t size_bytes[8];
-  EncodeFixed64(size_bytes, payload_size);
+  // payload_size < 128 here: one byte holds it.
+  const char size_byte = static_cast<char>(payload_size);
   uint16_t check = static_cast<uint16_t>(
-      Hash64(std::string_view(reinterpret_cast<const char*>(size_bytes), 8),
-             0) &
-      kCompactCheckMask);
+      Hash64(std::string_view(&size_byte, 1), 0) & kCompactCheckMask);
   for (int i = 0; i < 9; i++) {
     if ((w >> (kCompactParamShift + i)) & 1) check ^= kCompactCheckColumns[i];
   }

@@ -19,8 +19,8 @@
 //   w bit  15      1
 //   w bits 11..14  kind, one that has a compact form (KindHasCompactForm)
 //   w bits  6..10  the kind's one param byte, 0..31
-//   w bits  0..5   check: (XXH3_64bits(u64le payload_size) mod 64) XOR
-//                  the constant of each set bit of w bits 6..14 (format.cc)
+//   w bits  0..5   check: (XXH3_64bits(u8 payload_size) mod 64) XOR the
+//                  constant of each set bit of w bits 6..14 (format.cc)
 //
 // with payload_size = size - 2 in [kMinCompactPayload, kMaxCompactPayload],
 // seed 0 and no flags.
