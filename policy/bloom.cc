@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "policy/bloom_builder.h"
 #include "policy/bloom_impl.h"
-#include "policy/builders.h"
 #include "policy/format.h"
 
 namespace sstfilter {

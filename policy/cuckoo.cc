@@ -15,7 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/builders.h"
+#include "policy/bloom_builder.h"
+#include "policy/cuckoo_builder.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/params.h"
@@ -131,25 +132,17 @@ void AppendCuckooFilter(const FilterSpec& spec,
       uint64_t rng = Mix64(n ^ (uint64_t{salt} << 56));
       const bool ok = WithTagBits(f, [&](auto F) {
         CuckooTable<F()> table(data, buckets, &moves);
-        // Batches: locate and prefetch both buckets of 32 hashes, then
-        // insert them, so the cache misses of a batch overlap.
-        constexpr size_t kBatch = 32;
-        CuckooLoc locs[kBatch];
-        for (uint64_t i = 0; i < n; i += kBatch) {
-          const size_t m =
-              static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));
-          for (size_t j = 0; j < m; j++) {
-            locs[j] = table.Locate(hashes[i + j], salt);
-            table.Prefetch(locs[j]);
-          }
-          for (size_t j = 0; j < m; j++) {
-            if (!table.Insert(locs[j], /*skip_present=*/true, options.max_kicks,
-                              &rng)) {
-              return false;
-            }
-          }
-        }
-        return true;
+        return InBatches(
+            hashes.size(),
+            [&](size_t i) {
+              const CuckooLoc loc = table.Locate(hashes[i], salt);
+              table.Prefetch(loc);
+              return loc;
+            },
+            [&](size_t, const CuckooLoc& loc) {
+              return table.Insert(loc, /*skip_present=*/true, options.max_kicks,
+                                  &rng);
+            });
       });
       if (!ok) continue;
       dst->resize(start + payload);  // drop the slack (still zero)

@@ -300,26 +300,25 @@ inline bool CuckooMayMatch(uint64_t h, const uint8_t* data, uint64_t size,
     return B::MayMatch(B::Locate(h, num_buckets, salt), data, size);
   });
 }
-// The batched query: locates and prefetches up to kBatch hashes at a time,
-// then tests them.
+// The batched query (InBatches): locates and prefetches both buckets of
+// every hash of a round, then tests them.
 inline void CuckooMayMatchBatch(size_t n, const uint64_t* hashes,
                                 const uint8_t* data, uint64_t size,
                                 uint64_t num_buckets, int f, uint32_t salt,
                                 bool* results) {
   WithTagBits(f, [&](auto F) {
     using B = CuckooBucket<F()>;
-    constexpr size_t kBatch = 32;
-    CuckooLoc locs[kBatch];
-    for (size_t i = 0; i < n; i += kBatch) {
-      const size_t m = n - i < kBatch ? n - i : kBatch;
-      for (size_t j = 0; j < m; j++) {
-        locs[j] = B::Locate(hashes[i + j], num_buckets, salt);
-        B::Prefetch(locs[j], data);
-      }
-      for (size_t j = 0; j < m; j++) {
-        results[i + j] = B::MayMatch(locs[j], data, size);
-      }
-    }
+    InBatches(
+        n,
+        [&](size_t i) {
+          const CuckooLoc loc = B::Locate(hashes[i], num_buckets, salt);
+          B::Prefetch(loc, data);
+          return loc;
+        },
+        [&](size_t i, const CuckooLoc& loc) {
+          results[i] = B::MayMatch(loc, data, size);
+          return true;
+        });
   });
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "policy/builders.h"
+#include "policy/bloom_builder.h"
 #include "policy/counting_bloom_impl.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"

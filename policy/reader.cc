@@ -1,9 +1,9 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // FilterReader: one reader for every kind. Open validates the trailer and
-// the sizes it implies, then MayMatchHash dispatches on a mode byte. Any
-// inconsistency leaves the reader in kAlwaysMatch: a damaged filter costs
-// reads, never a false negative.
+// the sizes it implies (one Decode function per kind), then MayMatchHash
+// dispatches on a mode byte. Any inconsistency leaves the reader in
+// kAlwaysMatch: a damaged filter costs reads, never a false negative.
 
 #include <algorithm>
 
@@ -11,6 +11,7 @@
 #include "policy/counting_bloom_impl.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
+#include "policy/primitives.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 
@@ -18,88 +19,106 @@ namespace sstfilter {
 
 using internal::BlockedBloomImpl;
 using internal::CountingBloomImpl;
+using internal::InBatches;
+using internal::PrefetchForRead;
 using internal::StandardBloomImpl;
 
 namespace {
+
 // Largest probe count a reader accepts; builders write at most 30.
 constexpr uint8_t kMaxProbes = 32;
-// Keys hashed per round of the batched query: enough to overlap many cache
-// misses, small enough for the stack.
-constexpr size_t kBatch = 32;
+
+// The Bloom kinds' params: u8 num_probes, in [1, kMaxProbes].
+bool ValidProbes(const internal::Trailer& t) {
+  return t.params_size == 1 && t.params[0] != 0 && t.params[0] <= kMaxProbes;
+}
+
 }  // namespace
 
+// Payload: at least one byte, every bit a probe target.
+bool FilterReader::DecodeBloom(const internal::Trailer& t) {
+  if (!ValidProbes(t) || t.payload_size == 0 ||
+      t.payload_size > (uint64_t{1} << 60)) {
+    return false;
+  }
+  mode_ = Mode::kBloom;
+  bloom_ = {t.payload_size * 8, t.params[0]};
+  return true;
+}
+
+// Payload: whole 64-byte blocks, at least one.
+bool FilterReader::DecodeBlockedBloom(const internal::Trailer& t) {
+  if (!ValidProbes(t) || t.payload_size == 0 ||
+      t.payload_size % BlockedBloomImpl::kBlockBytes != 0) {
+    return false;
+  }
+  mode_ = Mode::kBlockedBloom;
+  blocked_ = {t.payload_size / BlockedBloomImpl::kBlockBytes, t.params[0]};
+  return true;
+}
+
+// Payload: 2 counters per byte, at least one byte.
+bool FilterReader::DecodeCountingBloom(const internal::Trailer& t) {
+  if (!ValidProbes(t) || t.payload_size == 0 ||
+      t.payload_size > (uint64_t{1} << 60)) {
+    return false;
+  }
+  mode_ = Mode::kCountingBloom;
+  counting_ = {t.payload_size * 2, t.params[0]};
+  return true;
+}
+
+// Static and dynamic cuckoo. Params: u8 f (fingerprint bits, 4..32), u8
+// salt. Payload: exactly ceil(f N / 2) bytes for N >= 1 buckets of 4 f bits.
+bool FilterReader::DecodeCuckoo(const internal::Trailer& t) {
+  if (t.params_size != 2 || t.params[0] < internal::kCuckooMinTagBits ||
+      t.params[0] > internal::kCuckooMaxTagBits || t.payload_size == 0 ||
+      t.payload_size > (uint64_t{1} << 56)) {
+    return false;
+  }
+  const int f = t.params[0];
+  const uint64_t buckets = internal::CuckooBucketsForPayload(t.payload_size, f);
+  if (buckets == 0 ||
+      internal::CuckooPayloadBytes(buckets, f) != t.payload_size) {
+    return false;
+  }
+  mode_ = Mode::kCuckoo;
+  cuckoo_ = {buckets, f, t.params[1]};
+  return true;
+}
+
 FilterReader FilterReader::Open(std::string_view filter) {
-  FilterReader r;  // matches everything until proven readable
   internal::Trailer t;
   const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
-  if (!internal::ParseTrailer(data, filter.size(), &t)) return r;
-  FilterReader ok;
-  ok.kind_ = t.kind;
-  ok.data_ = data;
-  ok.payload_size_ = t.payload_size;
-  ok.seed_ = t.seed;
+  if (!internal::ParseTrailer(data, filter.size(), &t)) return FilterReader();
+  FilterReader r;
+  r.kind_ = t.kind;
+  r.data_ = data;
+  r.payload_size_ = t.payload_size;
+  r.seed_ = t.seed;
+  bool ok = false;
   switch (t.kind) {
     case FilterKind::kEmpty:
-      if (t.params_size != 0 || t.payload_size != 0) return r;
-      ok.mode_ = Mode::kNeverMatch;
-      return ok;
+      ok = t.params_size == 0 && t.payload_size == 0;
+      r.mode_ = Mode::kNeverMatch;
+      break;
     case FilterKind::kBloom:
-      // params: u8 num_probes. Payload: at least one byte, all bits used.
-      if (t.params_size != 1 || t.params[0] == 0 || t.params[0] > kMaxProbes ||
-          t.payload_size == 0 || t.payload_size > (uint64_t{1} << 60)) {
-        return r;
-      }
-      ok.mode_ = Mode::kBloom;
-      ok.p1_ = t.payload_size * 8;
-      ok.p2_ = t.params[0];
-      return ok;
+      ok = r.DecodeBloom(t);
+      break;
     case FilterKind::kBlockedBloom:
-      // params: u8 num_probes. Payload: whole 64-byte blocks, at least one.
-      if (t.params_size != 1 || t.params[0] == 0 || t.params[0] > kMaxProbes ||
-          t.payload_size == 0 ||
-          t.payload_size % BlockedBloomImpl::kBlockBytes != 0) {
-        return r;
-      }
-      ok.mode_ = Mode::kBlockedBloom;
-      ok.p1_ = t.payload_size / BlockedBloomImpl::kBlockBytes;
-      ok.p2_ = t.params[0];
-      return ok;
+      ok = r.DecodeBlockedBloom(t);
+      break;
     case FilterKind::kCuckoo:
-    case FilterKind::kDynamicCuckoo: {
-      // params: u8 f (fingerprint bits, 4..32), u8 salt. Payload: exactly
-      // ceil(f N / 2) bytes for N >= 1 buckets of 4 f bits.
-      if (t.params_size != 2 || t.params[0] < internal::kCuckooMinTagBits ||
-          t.params[0] > internal::kCuckooMaxTagBits || t.payload_size == 0 ||
-          t.payload_size > (uint64_t{1} << 56)) {
-        return r;
-      }
-      const int f = t.params[0];
-      const uint64_t buckets =
-          internal::CuckooBucketsForPayload(t.payload_size, f);
-      if (buckets == 0 ||
-          internal::CuckooPayloadBytes(buckets, f) != t.payload_size) {
-        return r;
-      }
-      ok.mode_ =
-          t.kind == FilterKind::kCuckoo ? Mode::kCuckoo : Mode::kDynamicCuckoo;
-      ok.p1_ = buckets;
-      ok.p2_ = static_cast<uint32_t>(f);
-      ok.p3_ = t.params[1];
-      return ok;
-    }
+    case FilterKind::kDynamicCuckoo:
+      ok = r.DecodeCuckoo(t);
+      break;
     case FilterKind::kCountingBloom:
-      // params: u8 num_probes. Payload: 2 counters per byte, at least one byte.
-      if (t.params_size != 1 || t.params[0] == 0 || t.params[0] > kMaxProbes ||
-          t.payload_size == 0 || t.payload_size > (uint64_t{1} << 60)) {
-        return r;
-      }
-      ok.mode_ = Mode::kCountingBloom;
-      ok.p1_ = t.payload_size * 2;
-      ok.p2_ = t.params[0];
-      return ok;
+      ok = r.DecodeCountingBloom(t);
+      break;
     default:
-      return r;  // a kind this version cannot read
+      break;  // a kind this version cannot read
   }
+  return ok ? r : FilterReader();  // matches everything unless readable
 }
 
 bool FilterReader::MayMatch(std::string_view key) const {
@@ -118,74 +137,71 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
     case Mode::kNeverMatch:
       return false;
     case Mode::kBloom:
-      return StandardBloomImpl::MayMatch(hash, data_, p1_,
-                                         static_cast<int>(p2_));
+      return StandardBloomImpl::MayMatch(hash, data_, bloom_.num_bits,
+                                         bloom_.num_probes);
     case Mode::kBlockedBloom:
-      return BlockedBloomImpl::MayMatch(hash, data_, p1_,
-                                        static_cast<int>(p2_));
+      return BlockedBloomImpl::MayMatch(hash, data_, blocked_.num_blocks,
+                                        blocked_.num_probes);
     case Mode::kCuckoo:
-    case Mode::kDynamicCuckoo:
-      return internal::CuckooMayMatch(hash, data_, payload_size_, p1_,
-                                      static_cast<int>(p2_), p3_);
+      return internal::CuckooMayMatch(hash, data_, payload_size_,
+                                      cuckoo_.num_buckets,
+                                      cuckoo_.fingerprint_bits, cuckoo_.salt);
     case Mode::kCountingBloom:
-      return CountingBloomImpl::MayMatch(hash, data_, p1_,
-                                         static_cast<int>(p2_));
+      return CountingBloomImpl::MayMatch(hash, data_, counting_.num_counters,
+                                         counting_.num_probes);
     default:
       return true;
   }
 }
 
+// Prefetches what every key of a round needs first (InBatches), then
+// tests them: the whole block (blocked Bloom), both buckets (cuckoo), the
+// first kQueryPrefetchProbes probes (standard and counting Bloom).
 void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
                                   bool* results) const {
+  const auto store = [&](size_t i, bool match) {
+    results[i] = match;
+    return true;
+  };
+  constexpr int kProbes = StandardBloomImpl::kQueryPrefetchProbes;
   switch (mode_) {
-    case Mode::kBlockedBloom: {
-      const int k = static_cast<int>(p2_);
-      for (size_t i = 0; i < n; i += kBatch) {
-        const size_t m = std::min(kBatch, n - i);
-        const uint8_t* blocks[kBatch];
-        for (size_t j = 0; j < m; j++) {
-          blocks[j] = BlockedBloomImpl::Block(hashes[i + j], data_, p1_);
-          BlockedBloomImpl::PrefetchBlock(blocks[j],
-                                          internal::PrefetchForRead());
-        }
-        for (size_t j = 0; j < m; j++) {
-          results[i + j] =
-              BlockedBloomImpl::MayMatchInBlock(hashes[i + j], blocks[j], k);
-        }
-      }
+    case Mode::kBlockedBloom:
+      InBatches(
+          n,
+          [&](size_t i) {
+            const uint8_t* block =
+                BlockedBloomImpl::Block(hashes[i], data_, blocked_.num_blocks);
+            BlockedBloomImpl::PrefetchBlock(block, PrefetchForRead());
+            return block;
+          },
+          [&](size_t i, const uint8_t* block) {
+            return store(i, BlockedBloomImpl::MayMatchInBlock(
+                                hashes[i], block, blocked_.num_probes));
+          });
       return;
-    }
     case Mode::kBloom:
-      for (size_t i = 0; i < n; i += kBatch) {
-        const size_t m = std::min(kBatch, n - i);
-        for (size_t j = 0; j < m; j++) {
-          StandardBloomImpl::Prefetch(hashes[i + j], data_, p1_,
-                                      StandardBloomImpl::kQueryPrefetchProbes,
-                                      internal::PrefetchForRead());
-        }
-        for (size_t j = 0; j < m; j++) {
-          results[i + j] = MayMatchHash(hashes[i + j]);
-        }
-      }
+    case Mode::kCountingBloom:
+      InBatches(
+          n,
+          [&](size_t i) {
+            if (mode_ == Mode::kBloom) {
+              StandardBloomImpl::Prefetch(hashes[i], data_, bloom_.num_bits,
+                                          kProbes, PrefetchForRead());
+            } else {
+              CountingBloomImpl::Prefetch(hashes[i], data_,
+                                          counting_.num_counters, kProbes,
+                                          PrefetchForRead());
+            }
+            return hashes[i];
+          },
+          [&](size_t i, uint64_t hash) {
+            return store(i, MayMatchHash(hash));
+          });
       return;
     case Mode::kCuckoo:
-    case Mode::kDynamicCuckoo:
-      // Both buckets of every key are prefetched before any is read.
-      internal::CuckooMayMatchBatch(n, hashes, data_, payload_size_, p1_,
-                                    static_cast<int>(p2_), p3_, results);
-      return;
-    case Mode::kCountingBloom:
-      for (size_t i = 0; i < n; i += kBatch) {
-        const size_t m = std::min(kBatch, n - i);
-        for (size_t j = 0; j < m; j++) {
-          CountingBloomImpl::Prefetch(hashes[i + j], data_, p1_,
-                                      StandardBloomImpl::kQueryPrefetchProbes,
-                                      internal::PrefetchForRead());
-        }
-        for (size_t j = 0; j < m; j++) {
-          results[i + j] = MayMatchHash(hashes[i + j]);
-        }
-      }
+      internal::CuckooMayMatchBatch(
+          n, hashes, data_, payload_size_, cuckoo_.num_buckets,
+          cuckoo_.fingerprint_bits, cuckoo_.salt, results);
       return;
     default:
       for (size_t i = 0; i < n; i++) results[i] = MayMatchHash(hashes[i]);
@@ -199,9 +215,9 @@ void FilterReader::MayMatch(size_t n, const std::string_view* keys,
     std::fill(results, results + n, mode_ == Mode::kAlwaysMatch);
     return;
   }
-  uint64_t hashes[kBatch];
-  for (size_t i = 0; i < n; i += kBatch) {
-    const size_t m = std::min(kBatch, n - i);
+  uint64_t hashes[internal::kPrefetchBatch];
+  for (size_t i = 0; i < n; i += internal::kPrefetchBatch) {
+    const size_t m = std::min(internal::kPrefetchBatch, n - i);
     for (size_t j = 0; j < m; j++) hashes[j] = Hash64(keys[i + j], seed_);
     MayMatchHashes(m, hashes, results + i);
   }

@@ -15,8 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "policy/builders.h"
+#include "policy/cuckoo_impl.h"
 #include "policy/format.h"
+#include "policy/plan.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"

@@ -36,6 +36,10 @@
 
 namespace sstfilter {
 
+namespace internal {
+struct Trailer;  // policy/format.h
+}  // namespace internal
+
 // The name of the sstfilter format family, for engines that store a filter
 // under its policy's name (RocksDB's CompatibilityName(), LevelDB's Name()).
 // Every kind shares it: the format tells kinds apart. It changes only if a
@@ -128,22 +132,47 @@ class FilterReader {
     kNeverMatch,
     kBloom,
     kBlockedBloom,
-    kCuckoo,
+    kCuckoo,  // static and dynamic cuckoo: one payload layout
     kCountingBloom,
-    kDynamicCuckoo,
   };
+  // The parameters of each kind, decoded by Open from the trailer
+  // (docs/FORMAT.md); mode_ says which one is set.
+  struct Bloom {
+    uint64_t num_bits;
+    int num_probes;
+  };
+  struct BlockedBloom {
+    uint64_t num_blocks;  // of 64 bytes
+    int num_probes;
+  };
+  struct CountingBloom {
+    uint64_t num_counters;  // of 4 bits
+    int num_probes;
+  };
+  struct Cuckoo {
+    uint64_t num_buckets;
+    int fingerprint_bits;
+    uint32_t salt;
+  };
+
+  // Open's decoding of one kind's trailer (policy/reader.cc): false unless
+  // its params and payload size are as that kind's writer makes them.
+  bool DecodeBloom(const internal::Trailer& t);
+  bool DecodeBlockedBloom(const internal::Trailer& t);
+  bool DecodeCountingBloom(const internal::Trailer& t);
+  bool DecodeCuckoo(const internal::Trailer& t);
 
   Mode mode_ = Mode::kAlwaysMatch;
   FilterKind kind_ = FilterKind::kEmpty;
   const uint8_t* data_ = nullptr;  // payload
   size_t payload_size_ = 0;
   uint64_t seed_ = 0;
-  // Kind-specific, set by Open from the trailer (see policy/format.h):
-  // bloom: p1_ = bits, p2_ = probes; blocked: p1_ = blocks, p2_ = probes;
-  // cuckoo forms: p1_ = buckets, p2_ = fingerprint bits, p3_ = flags.
-  uint64_t p1_ = 0;
-  uint32_t p2_ = 0;
-  uint32_t p3_ = 0;
+  union {
+    Bloom bloom_ = {};
+    BlockedBloom blocked_;
+    CountingBloom counting_;
+    Cuckoo cuckoo_;
+  };
 };
 
 }  // namespace sstfilter
