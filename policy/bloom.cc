@@ -82,6 +82,7 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
     }
   }
   plan.kind_params_size = 1;  // num_probes
+  plan.first_param = static_cast<uint8_t>(p.num_probes);
   return plan;
 }
 

@@ -27,23 +27,21 @@ uint8_t Check(const uint8_t* body, size_t body_size, uint8_t len, uint8_t tag) {
 
 // The compact trailer's u16 (little-endian on disk; see format.h).
 constexpr int kCompactKindShift = 11;
-constexpr int kCompactParamShift = 6;
-constexpr uint16_t kCompactCheckMask = 0x3f;
+constexpr int kCompactParamShift = 7;
+constexpr uint16_t kCompactCheckMask = 0x7f;
 
-// The compact check: a hash of the payload size, XORed with one constant
-// per set bit of w's bits 6..14 (param and kind). The constants are
-// distinct and of weight 2, so every change of one or two bits of the
-// trailer changes the check (a distance-3 code); a different size changes
-// it with probability 63/64.
-constexpr uint16_t kCompactCheckColumns[9] = {0x03, 0x05, 0x06, 0x09, 0x0a,
-                                              0x0c, 0x11, 0x12, 0x14};
+// The compact check: the payload size mod 128 (exactly the size: compact
+// payloads are 16..127 bytes), XORed with one constant per set bit of w's
+// bits 7..14 (param and kind). The constants are distinct and have two
+// bits set each, so every change of one or two bits of w's bits 0..14
+// changes the check (a distance-3 code), and so does every size change
+// that leaves the trailer intact.
+constexpr uint16_t kCompactCheckColumns[8] = {0x03, 0x05, 0x06, 0x09,
+                                              0x0a, 0x0c, 0x11, 0x12};
 
 uint16_t CompactCheck(uint16_t w, uint64_t payload_size) {
-  // payload_size < 128 here: one byte holds it.
-  const char size_byte = static_cast<char>(payload_size);
-  uint16_t check = static_cast<uint16_t>(
-      Hash64(std::string_view(&size_byte, 1), 0) & kCompactCheckMask);
-  for (int i = 0; i < 9; i++) {
+  uint16_t check = static_cast<uint16_t>(payload_size & kCompactCheckMask);
+  for (int i = 0; i < 8; i++) {
     if ((w >> (kCompactParamShift + i)) & 1) check ^= kCompactCheckColumns[i];
   }
   return check;

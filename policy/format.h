@@ -18,9 +18,9 @@
 //
 //   w bit  15      1
 //   w bits 11..14  kind, one that has a compact form (KindHasCompactForm)
-//   w bits  6..10  the kind's one param byte, 0..31
-//   w bits  0..5   check: (XXH3_64bits(u8 payload_size) mod 64) XOR the
-//                  constant of each set bit of w bits 6..14 (format.cc)
+//   w bits  7..10  the kind's one param byte, 0..15
+//   w bits  0..6   check: payload_size mod 128, XOR the constant of each
+//                  set bit of w bits 7..14 (format.cc)
 //
 // with payload_size = size - 2 in [kMinCompactPayload, kMaxCompactPayload],
 // seed 0 and no flags.
@@ -55,13 +55,14 @@ inline constexpr size_t kMaxKindParams = 32;
 // bytes earlier versions wrote. Above 127 bytes (~100 keys at 10 bits per
 // key) the full trailer costs under 0.5 bits per key, and its check byte
 // is worth more: a truncated filter reads as a valid compact one with
-// probability ~2^-11 per truncation (docs/FORMAT.md), so the fewer sizes
-// the compact form admits, the fewer truncations can land on one.
+// probability ~2^-12 per truncation (docs/FORMAT.md), so the fewer sizes
+// the compact form admits, the fewer truncations can land on one; and 112
+// sizes fit the check's 7 bits, which then catch every change of size.
 inline constexpr size_t kCompactTrailerSize = 2;
 inline constexpr uint8_t kCompactMarker = 0x80;
 inline constexpr uint64_t kMinCompactPayload = 16;
 inline constexpr uint64_t kMaxCompactPayload = 127;
-inline constexpr uint8_t kMaxCompactParam = 31;
+inline constexpr uint8_t kMaxCompactParam = 15;
 
 struct Trailer {
   FilterKind kind = FilterKind::kEmpty;

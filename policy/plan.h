@@ -61,6 +61,9 @@ struct KindPlan {
   FilterParams params;
   uint64_t payload_bytes = 0;
   size_t kind_params_size = 0;  // bytes of kind params in the trailer
+  // The first kind param: with the sizes and seed it decides which
+  // trailer form the filter gets (UsesCompactTrailer, format.h).
+  uint8_t first_param = 0;
 };
 
 // Appends a zero-key filter ("never matches") carrying `seed`.
