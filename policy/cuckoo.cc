@@ -46,6 +46,40 @@ FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
   return s;
 }
 
+// Inserts every hash into the zeroed table of `buckets` buckets (and
+// kCuckooSlack bytes of slack) at `data`, with `salt`; false as soon as
+// one insertion runs out of kicks.
+bool FillTable(const std::vector<uint64_t>& hashes, int f, uint64_t buckets,
+               uint32_t salt, int max_kicks, std::vector<CuckooMove>* moves,
+               uint8_t* data) {
+  uint64_t rng = Mix64(hashes.size() ^ (uint64_t{salt} << 56));
+  return WithTagBits(f, [&](auto F) {
+    CuckooTable<F()> table(data, buckets, moves);
+    return InBatches(
+        hashes.size(),
+        [&](size_t i) {
+          const CuckooLoc loc = table.Locate(hashes[i], salt);
+          table.Prefetch(loc);
+          return loc;
+        },
+        [&](size_t, const CuckooLoc& loc) {
+          return table.Insert(loc, /*skip_present=*/true, max_kicks, &rng);
+        });
+  });
+}
+
+void AppendCuckooTrailer(uint64_t payload, uint64_t seed, int f, uint32_t salt,
+                         std::string* dst) {
+  Trailer t;
+  t.kind = FilterKind::kCuckoo;
+  t.payload_size = payload;
+  t.seed = seed;
+  t.params[0] = static_cast<uint8_t>(f);
+  t.params[1] = static_cast<uint8_t>(salt);
+  t.params_size = 2;
+  AppendTrailer(t, dst);
+}
+
 }  // namespace
 
 KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
@@ -130,31 +164,12 @@ void AppendCuckooFilter(const FilterSpec& spec,
       dst->resize(start);
       dst->resize(start + payload + kCuckooSlack);  // zero-filled
       uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-      uint64_t rng = Mix64(n ^ (uint64_t{salt} << 56));
-      const bool ok = WithTagBits(f, [&](auto F) {
-        CuckooTable<F()> table(data, buckets, &moves);
-        return InBatches(
-            hashes.size(),
-            [&](size_t i) {
-              const CuckooLoc loc = table.Locate(hashes[i], salt);
-              table.Prefetch(loc);
-              return loc;
-            },
-            [&](size_t, const CuckooLoc& loc) {
-              return table.Insert(loc, /*skip_present=*/true, options.max_kicks,
-                                  &rng);
-            });
-      });
-      if (!ok) continue;
+      if (!FillTable(hashes, f, buckets, salt, options.max_kicks, &moves,
+                     data)) {
+        continue;
+      }
       dst->resize(start + payload);  // drop the slack (still zero)
-      Trailer t;
-      t.kind = FilterKind::kCuckoo;
-      t.payload_size = payload;
-      t.seed = spec.seed;
-      t.params[0] = static_cast<uint8_t>(f);
-      t.params[1] = static_cast<uint8_t>(salt);
-      t.params_size = 2;
-      AppendTrailer(t, dst);
+      AppendCuckooTrailer(payload, spec.seed, f, salt, dst);
       stats->kind = FilterKind::kCuckoo;
       stats->num_buckets = buckets;
       return;

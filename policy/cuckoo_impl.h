@@ -232,8 +232,8 @@ struct CuckooBucket {
   }
   // Prefetches both buckets: the line of each bucket's first byte, and the
   // next line only for a bucket that straddles two (~8% of them for f =
-  // 12). Measured at 10^7 keys: an unconditional second prefetch per bucket
-  // doubles the batched query's time.
+  // 12): an unconditional second prefetch per bucket costs more than it
+  // saves (docs/BENCHMARKS.md, "Cuckoo and mutable filters").
   // Always inlined, like PrefetchRead (primitives.h says why). `prefetch`
   // is PrefetchForRead but in tests, which record the addresses.
   template <typename Prefetcher = PrefetchForRead>

@@ -33,14 +33,18 @@ bool ValidProbes(const internal::Trailer& t) {
   return t.params_size == 1 && t.params[0] != 0 && t.params[0] <= kMaxProbes;
 }
 
+// A standard or counting Bloom trailer: probes as above, a payload of at
+// least one byte and at most 2^60 (so that its bit count fits 64 bits).
+bool ValidProbesAndCells(const internal::Trailer& t) {
+  return ValidProbes(t) && t.payload_size != 0 &&
+         t.payload_size <= (uint64_t{1} << 60);
+}
+
 }  // namespace
 
-// Payload: at least one byte, every bit a probe target.
+// Payload: every bit a probe target.
 bool FilterReader::DecodeBloom(const internal::Trailer& t) {
-  if (!ValidProbes(t) || t.payload_size == 0 ||
-      t.payload_size > (uint64_t{1} << 60)) {
-    return false;
-  }
+  if (!ValidProbesAndCells(t)) return false;
   mode_ = Mode::kBloom;
   bloom_ = {t.payload_size * 8, t.params[0]};
   return true;
@@ -57,12 +61,9 @@ bool FilterReader::DecodeBlockedBloom(const internal::Trailer& t) {
   return true;
 }
 
-// Payload: 2 counters per byte, at least one byte.
+// Payload: 2 counters per byte.
 bool FilterReader::DecodeCountingBloom(const internal::Trailer& t) {
-  if (!ValidProbes(t) || t.payload_size == 0 ||
-      t.payload_size > (uint64_t{1} << 60)) {
-    return false;
-  }
+  if (!ValidProbesAndCells(t)) return false;
   mode_ = Mode::kCountingBloom;
   counting_ = {t.payload_size * 2, t.params[0]};
   return true;

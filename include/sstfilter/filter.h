@@ -6,9 +6,11 @@
 //   bytes      --FilterReader::Open--> FilterReader: MayMatch*
 //
 //   sstfilter::FilterSpec spec;
-//   sstfilter::Status s = sstfilter::ParseFilterSpec("blocked_bloom:10",
-//   &spec); std::unique_ptr<sstfilter::FilterBuilder> builder; if (s.ok()) s =
-//   sstfilter::NewFilterBuilder(spec, &builder); builder->AddKey("apple");
+//   sstfilter::Status s =
+//       sstfilter::ParseFilterSpec("blocked_bloom:10", &spec);
+//   std::unique_ptr<sstfilter::FilterBuilder> builder;
+//   if (s.ok()) s = sstfilter::NewFilterBuilder(spec, &builder);
+//   builder->AddKey("apple");
 //   builder->AddKey("banana");
 //   std::string bytes;
 //   builder->Finish(&bytes);                 // appends; builder is empty again
