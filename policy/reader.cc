@@ -181,22 +181,32 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
           });
       return;
     case Mode::kBloom:
+      InBatches(
+          n,
+          [&](size_t i) {
+            StandardBloomImpl::Prefetch(hashes[i], data_, bloom_.num_bits,
+                                        kProbes, PrefetchForRead());
+            return hashes[i];
+          },
+          [&](size_t i, uint64_t hash) {
+            return store(
+                i, StandardBloomImpl::MayMatch(hash, data_, bloom_.num_bits,
+                                               bloom_.num_probes));
+          });
+      return;
     case Mode::kCountingBloom:
       InBatches(
           n,
           [&](size_t i) {
-            if (mode_ == Mode::kBloom) {
-              StandardBloomImpl::Prefetch(hashes[i], data_, bloom_.num_bits,
-                                          kProbes, PrefetchForRead());
-            } else {
-              CountingBloomImpl::Prefetch(hashes[i], data_,
-                                          counting_.num_counters, kProbes,
-                                          PrefetchForRead());
-            }
+            CountingBloomImpl::Prefetch(hashes[i], data_,
+                                        counting_.num_counters, kProbes,
+                                        PrefetchForRead());
             return hashes[i];
           },
           [&](size_t i, uint64_t hash) {
-            return store(i, MayMatchHash(hash));
+            return store(i, CountingBloomImpl::MayMatch(hash, data_,
+                                                        counting_.num_counters,
+                                                        counting_.num_probes));
           });
       return;
     case Mode::kCuckoo:
