@@ -45,8 +45,20 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(bits / 8)));
   if (spec.kind == FilterKind::kBlockedBloom &&
       standard_bytes >= kMinBlockedPayload) {
-    const uint64_t blocks = static_cast<uint64_t>(
+    // Whole blocks: rounded up, unless that would take the filter past
+    // MaxFilterBytes (up to 63 bytes of padding); then rounded down.
+    uint64_t blocks = static_cast<uint64_t>(
         std::ceil(bits / (8.0 * BlockedBloomImpl::kBlockBytes)));
+    Trailer t;
+    t.kind = FilterKind::kBlockedBloom;
+    t.payload_size = blocks * BlockedBloomImpl::kBlockBytes;
+    t.seed = spec.seed;
+    t.params_size = 1;
+    const uint64_t budget = MaxFilterBytes(n, spec.bits_per_key);
+    const uint64_t trailer = TrailerSize(t);
+    if (t.payload_size + trailer > budget) {
+      blocks = (budget - trailer) / BlockedBloomImpl::kBlockBytes;
+    }
     p.kind = FilterKind::kBlockedBloom;
     p.num_probes = CachedBlockedBloomProbes(spec.bits_per_key);
     plan.payload_bytes = blocks * BlockedBloomImpl::kBlockBytes;
@@ -57,13 +69,20 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   } else {
     p.kind = FilterKind::kBloom;
     p.num_probes = StandardBloomProbes(spec.bits_per_key);
-    plan.payload_bytes = standard_bytes;
+    Trailer t;
+    t.kind = FilterKind::kBloom;
+    t.payload_size = standard_bytes;
+    t.seed = spec.seed;
+    t.params[0] = static_cast<uint8_t>(p.num_probes);
+    t.params_size = 1;
+    plan.payload_bytes = PaddedPayloadSize(t);
     if (with_fpr) {
       p.expected_fpr = StandardBloomFpr(
-          8.0 * static_cast<double>(standard_bytes) / n, p.num_probes);
+          8.0 * static_cast<double>(plan.payload_bytes) / n, p.num_probes);
     }
   }
   plan.kind_params_size = 1;  // num_probes
+  plan.first_param = static_cast<uint8_t>(p.num_probes);
   return plan;
 }
 

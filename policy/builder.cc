@@ -63,6 +63,7 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   t.payload_size = plan.payload_bytes;
   t.seed = spec.seed;
   t.params_size = plan.kind_params_size;
+  t.params[0] = plan.first_param;
   plan.params.filter_bytes = plan.payload_bytes + TrailerSize(t);
   return plan.params;
 }

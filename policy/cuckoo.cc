@@ -25,14 +25,14 @@ namespace sstfilter {
 namespace internal {
 namespace {
 
-size_t TotalSize(FilterKind kind, uint64_t payload, uint64_t seed,
-                 size_t params_size) {
+size_t TotalSize(const KindPlan& plan, uint64_t seed) {
   Trailer t;
-  t.kind = kind;
-  t.payload_size = payload;
+  t.kind = plan.params.kind;
+  t.payload_size = plan.payload_bytes;
   t.seed = seed;
-  t.params_size = params_size;
-  return payload + TrailerSize(t);
+  t.params_size = plan.kind_params_size;
+  t.params[0] = plan.first_param;
+  return plan.payload_bytes + TrailerSize(t);
 }
 
 // The spec whose PlanBloomFamily writes a standard Bloom payload of exactly
@@ -100,23 +100,24 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
                        (kCuckooSlots * static_cast<double>(buckets)));
   plan.payload_bytes = CuckooPayloadBytes(buckets, f);
   plan.kind_params_size = 2;  // f, salt
+  plan.first_param = static_cast<uint8_t>(f);
   if (plan.payload_bytes >= kMinBlockedPayload) return plan;
 
   // Small filters: bucket rounding and the trailer weigh more, and a
   // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
   // Bloom sizes from just under the optimum up to the cuckoo's own size.
-  const size_t cuckoo_total = TotalSize(FilterKind::kCuckoo, plan.payload_bytes,
-                                        spec.seed, plan.kind_params_size);
+  const size_t cuckoo_total = TotalSize(plan, spec.seed);
   const double optimum = n * StandardBloomOptimumBits(p.expected_fpr) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
+  // A Bloom payload of `bytes` takes at least bytes + kCompactTrailerSize.
   for (; bytes <= plan.payload_bytes + 1; bytes++) {
-    if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total)
-      break;
+    if (bytes + kCompactTrailerSize > cuckoo_total) break;
     // (The standard Bloom formula is cheap, unlike the blocked one.)
     KindPlan bloom = PlanBloomFamily(
         BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec.seed), n,
         /*with_fpr=*/true);
     if (bloom.payload_bytes == bytes &&
+        TotalSize(bloom, spec.seed) <= cuckoo_total &&
         bloom.params.expected_fpr <= p.expected_fpr) {
       bloom.params.bits_per_key = spec.bits_per_key;
       return bloom;

@@ -25,14 +25,90 @@ uint8_t Check(const uint8_t* body, size_t body_size, uint8_t len, uint8_t tag) {
   return static_cast<uint8_t>(Hash64(b, (uint64_t{len} << 8) | tag));
 }
 
+// The compact trailer's u16 (little-endian on disk; see format.h).
+constexpr int kCompactKindShift = 11;
+constexpr int kCompactParamShift = 7;
+constexpr uint16_t kCompactCheckMask = 0x7f;
+
+// The compact check: the payload size mod 128 (exactly the size: compact
+// payloads are 16..127 bytes), XORed with one constant per set bit of w's
+// bits 7..14 (param and kind). The constants are distinct and have two
+// bits set each, so every change of one or two bits of w's bits 0..14
+// changes the check (a distance-3 code), and so does every size change
+// that leaves the trailer intact.
+constexpr uint16_t kCompactCheckColumns[8] = {0x03, 0x05, 0x06, 0x09,
+                                              0x0a, 0x0c, 0x11, 0x12};
+
+uint16_t CompactCheck(uint16_t w, uint64_t payload_size) {
+  uint16_t check = static_cast<uint16_t>(payload_size & kCompactCheckMask);
+  for (int i = 0; i < 8; i++) {
+    if ((w >> (kCompactParamShift + i)) & 1) check ^= kCompactCheckColumns[i];
+  }
+  return check;
+}
+
+bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
+  if (size < kCompactTrailerSize) return false;
+  const uint64_t payload_size = size - kCompactTrailerSize;
+  if (payload_size < kMinCompactPayload || payload_size > kMaxCompactPayload) {
+    return false;
+  }
+  const uint16_t w =
+      static_cast<uint16_t>(data[size - 2] | (data[size - 1] << 8));
+  const auto kind = static_cast<FilterKind>((w >> kCompactKindShift) & 0x0f);
+  if (!KindHasCompactForm(kind)) return false;
+  if (CompactCheck(w, payload_size) != (w & kCompactCheckMask)) {
+    return false;
+  }
+  t->kind = kind;
+  t->payload_size = payload_size;
+  t->seed = 0;
+  t->params[0] =
+      static_cast<uint8_t>((w >> kCompactParamShift) & kMaxCompactParam);
+  t->params_size = 1;
+  t->compact = true;
+  return true;
+}
+
 }  // namespace
 
+bool KindHasCompactForm(FilterKind kind) { return kind == FilterKind::kBloom; }
+
+bool UsesCompactTrailer(const Trailer& t) {
+  return KindHasCompactForm(t.kind) && t.seed == 0 && t.params_size == 1 &&
+         t.params[0] <= kMaxCompactParam &&
+         t.payload_size >= kMinCompactPayload &&
+         t.payload_size <= kMaxCompactPayload;
+}
+
+uint64_t PaddedPayloadSize(const Trailer& t) {
+  if (t.payload_size >= kMinCompactPayload) return t.payload_size;
+  Trailer padded = t;
+  padded.payload_size = kMinCompactPayload;
+  if (!UsesCompactTrailer(padded)) return t.payload_size;
+  return t.payload_size + TrailerSize(t) >=
+                 kMinCompactPayload + kCompactTrailerSize
+             ? kMinCompactPayload
+             : t.payload_size;
+}
+
 size_t TrailerSize(const Trailer& t) {
+  if (UsesCompactTrailer(t)) return kCompactTrailerSize;
   return VarintSize(t.payload_size) + 1 + (t.seed != 0 ? 8 : 0) +
          t.params_size + 3;
 }
 
 void AppendTrailer(const Trailer& t, std::string* dst) {
+  if (UsesCompactTrailer(t)) {
+    uint16_t w = static_cast<uint16_t>(
+        (uint16_t{kCompactMarker} << 8) |
+        (static_cast<uint16_t>(t.kind) << kCompactKindShift) |
+        (uint16_t{t.params[0]} << kCompactParamShift));
+    w |= CompactCheck(w, t.payload_size);
+    dst->push_back(static_cast<char>(w & 0xff));
+    dst->push_back(static_cast<char>(w >> 8));
+    return;
+  }
   uint8_t buf[10 + 1 + 8 + kMaxKindParams + 3];
   size_t n = 0;
   uint64_t v = t.payload_size;
@@ -58,6 +134,9 @@ void AppendTrailer(const Trailer& t, std::string* dst) {
 }
 
 bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
+  if (size >= 1 && (data[size - 1] & kCompactMarker) != 0) {
+    return ParseCompactTrailer(data, size, t);
+  }
   if (size < 5) return false;
   const uint8_t tag = data[size - 1];
   const uint8_t len = data[size - 2];
@@ -94,6 +173,7 @@ bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
   t->seed = seed;
   std::memcpy(t->params, body + pos, params_size);
   t->params_size = params_size;
+  t->compact = false;
   return true;
 }
 

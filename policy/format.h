@@ -1,7 +1,9 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // The trailer that ends every sstfilter filter (docs/FORMAT.md, section
-// "Trailer"). Reading backwards from the last byte:
+// "Layout"). Two forms, told apart by bit 7 of the last byte.
+//
+// Full trailer (bit 7 clear), reading backwards from the last byte:
 //
 //   filter  := payload trailer
 //   trailer := body check len tag
@@ -9,11 +11,24 @@
 //              kind params (fixed size per kind and version)
 //   check   := u8  low byte of XXH3_64bits_withSeed(body, len << 8 | tag)
 //   len     := u8  bytes of the trailer: |body| + 3, in [5, 255]
-//   tag     := u8  kind (low 4 bits) | format version << 4 (version 1)
+//   tag     := u8  kind (low 4 bits) | 1 << 4 (full-trailer version 1)
+//
+// Compact trailer (format version 2; bit 7 set): two bytes, read as the
+// little-endian u16 w = data[size - 2] | data[size - 1] << 8:
+//
+//   w bit  15      1
+//   w bits 11..14  kind, one that has a compact form (KindHasCompactForm)
+//   w bits  7..10  the kind's one param byte, 0..15
+//   w bits  0..6   check: payload_size mod 128, XOR the constant of each
+//                  set bit of w bits 7..14 (format.cc)
+//
+// with payload_size = size - 2 in [kMinCompactPayload, kMaxCompactPayload],
+// seed 0 and no flags.
 //
 // Decoding checks every size before reading and rejects anything not
 // exactly as written here: unknown version or flags, a check mismatch,
-// payload_size + len != filter size, a body not consumed to its last byte.
+// payload_size + len != filter size, a body not consumed to its last byte,
+// a compact trailer of a kind without a compact form or outside its sizes.
 
 #ifndef SSTFILTER_POLICY_FORMAT_H_
 #define SSTFILTER_POLICY_FORMAT_H_
@@ -27,9 +42,27 @@
 namespace sstfilter {
 namespace internal {
 
+// Version nibble of a full trailer's tag. Format version 2 added the
+// compact trailer and left the full trailer as it was, so full trailers
+// still carry 1; tags 0x20..0x7f are free for later full-trailer versions.
 inline constexpr uint8_t kFormatVersion = 1;
 inline constexpr uint8_t kFlagHasSeed = 1;
 inline constexpr size_t kMaxKindParams = 32;
+
+// The compact trailer: its bytes, its marker bit in the last byte, and the
+// payload sizes it is written (and accepted) for. Tiny filters (~10 keys:
+// rare, the last keys of a file) keep the full trailer and with it the
+// bytes earlier versions wrote. Above 127 bytes (~100 keys at 10 bits per
+// key) the full trailer costs under 0.5 bits per key, and its check byte
+// is worth more: a truncated filter reads as a valid compact one with
+// probability ~2^-12 per truncation (docs/FORMAT.md), so the fewer sizes
+// the compact form admits, the fewer truncations can land on one; and 112
+// sizes fit the check's 7 bits, which then catch every change of size.
+inline constexpr size_t kCompactTrailerSize = 2;
+inline constexpr uint8_t kCompactMarker = 0x80;
+inline constexpr uint64_t kMinCompactPayload = 16;
+inline constexpr uint64_t kMaxCompactPayload = 127;
+inline constexpr uint8_t kMaxCompactParam = 15;
 
 struct Trailer {
   FilterKind kind = FilterKind::kEmpty;
@@ -37,7 +70,30 @@ struct Trailer {
   uint64_t seed = 0;
   uint8_t params[kMaxKindParams] = {};
   size_t params_size = 0;
+  // Set by ParseTrailer: the filter ended in a compact trailer.
+  // AppendTrailer ignores it and picks the form itself (UsesCompactTrailer).
+  bool compact = false;
 };
+
+// Kinds whose filters may end in a compact trailer: those whose params are
+// one byte in [0, kMaxCompactParam] for every filter small enough. Never
+// kEmpty: a misread compact "empty" filter would answer "no" to every key.
+// A kind whose parameters do not fit keeps the rest at its payload's start.
+bool KindHasCompactForm(FilterKind kind);
+
+// Whether AppendTrailer writes `t` in the compact form: a kind with a
+// compact form, seed 0, one param byte <= kMaxCompactParam, and
+// kMinCompactPayload <= payload_size <= kMaxCompactPayload. Writers choose
+// it by nothing else, so every small filter of such a kind gets it.
+bool UsesCompactTrailer(const Trailer& t);
+
+// The payload size a writer of `t` (t.payload_size bytes) should use so
+// that filter sizes never drop as payloads grow: a payload just under
+// kMinCompactPayload, whose full trailer would make the filter at least as
+// large as the smallest compact one, grows to kMinCompactPayload (a free
+// gain in accuracy for a Bloom filter). Otherwise t.payload_size.
+// FilterBuilder::MaxEntriesForSize needs FilterSize non-decreasing.
+uint64_t PaddedPayloadSize(const Trailer& t);
 
 // Bytes AppendTrailer writes for `t`.
 size_t TrailerSize(const Trailer& t);
@@ -47,9 +103,10 @@ size_t TrailerSize(const Trailer& t);
 // before.
 void AppendTrailer(const Trailer& t, std::string* dst);
 
-// Parses the trailer at the end of data[0, size). Returns false, leaving
-// *t unspecified, for anything that is not a well-formed version-1 trailer
-// whose payload_size matches `size`. Never reads outside data[0, size).
+// Parses the trailer, either form, at the end of data[0, size). Returns
+// false, leaving *t unspecified, for anything that is not a well-formed
+// trailer whose payload_size matches `size`. Never reads outside
+// data[0, size).
 bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t);
 
 }  // namespace internal

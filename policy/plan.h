@@ -44,6 +44,16 @@ inline constexpr uint64_t kMinBlockedPayload = 1024;
 // 64 bits. Size queries for more keys answer "too large", never wrap.
 inline constexpr uint64_t kMaxPlanKeys = uint64_t{1} << 52;
 
+// The most bytes, trailer included, a builder writes for n >= 1 keys at
+// `bits_per_key`, for every kind and every n: n * bits_per_key / 8 plus a
+// fixed allowance for the trailer and rounding (docs/FORMAT.md, "Size
+// bound"; a cuckoo spec spends more bits per key than it names).
+inline constexpr uint64_t kFilterSlackBytes = 40;
+inline uint64_t MaxFilterBytes(uint64_t n, double bits_per_key) {
+  return static_cast<uint64_t>(static_cast<double>(n) * bits_per_key / 8) +
+         kFilterSlackBytes;
+}
+
 // The parameters of the filter a builder for `spec` writes for `n` distinct
 // keys: the kind actually written, payload and total sizes, and, if
 // `with_fpr`, the expected FPR (costly: builders and size queries skip it).
@@ -57,6 +67,9 @@ struct KindPlan {
   FilterParams params;
   uint64_t payload_bytes = 0;
   size_t kind_params_size = 0;  // bytes of kind params in the trailer
+  // The first kind param: with the sizes and seed it decides which
+  // trailer form the filter gets (UsesCompactTrailer, format.h).
+  uint8_t first_param = 0;
 };
 
 // Appends a zero-key filter ("never matches") carrying `seed`.

@@ -205,7 +205,8 @@ TEST(FormatTest, RandomBytesNeverCrash) {
     const FilterReader r = FilterReader::Open(s);
     valid += r.valid();
     bool out[3];
-    const std::string_view keys[3] = {"a", "b", Key(i)};
+    const std::string key = Key(i);  // outlives the views below
+    const std::string_view keys[3] = {"a", "b", key};
     r.MayMatch(3, keys, out);
     (void)r.MayMatch(Key(i));
   }

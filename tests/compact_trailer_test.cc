@@ -1,0 +1,341 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The compact trailer (format version 2, docs/FORMAT.md): golden bytes, so
+// it cannot change by accident; a decoder written from the document alone
+// that must agree with FilterReader; which filters get it; what its check
+// catches for certain (every error of one or two bits in the trailer,
+// full trailers, other families' endings) and how often junk passes it
+// (the documented rate). Also the size bound every builder keeps
+// (MaxFilterBytes), for every kind.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "policy/cuckoo_impl.h"
+#include "policy/format.h"
+#include "policy/plan.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/hash.h"
+#include "sstfilter/params.h"
+#include "tests/test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using test::AbsentKey;
+using test::Key;
+
+std::string Hex(std::string_view s) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out += d[c >> 4];
+    out += d[c & 15];
+  }
+  return out;
+}
+
+bool AllMayMatch(std::string_view bytes, uint64_t n) {
+  const FilterReader r = FilterReader::Open(bytes);
+  for (uint64_t i = 0; i < n; i++) {
+    if (!r.MayMatch(Key(i))) return false;
+  }
+  return true;
+}
+
+bool IsCompact(const std::string& bytes) {
+  internal::Trailer t;
+  return internal::ParseTrailer(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                bytes.size(), &t) &&
+         t.compact;
+}
+
+// --- golden bytes ---
+
+TEST(CompactTrailerTest, GoldenCompactBloom) {
+  // 36 keys at 10 bits/key: 45 payload bytes, k = 7, then the trailer
+  // u16 0x8ba7 (little-endian a7 8b): marker, kind 1, param 7, check 0x27
+  // = 45 XOR 0x0a (kind bit 0; param 7's three constants cancel).
+  const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), 36);
+  ASSERT_EQ(bytes.size(), 45u + 2);
+  EXPECT_EQ(Hex(bytes.substr(45)), "a78b");
+  EXPECT_EQ(Hash64(bytes), 4163192981598092556ull);
+}
+
+TEST(CompactTrailerTest, GoldenPaddedCompactBloom) {
+  // 10 keys at 10 bits/key need 13 bytes; with a full trailer that is 19
+  // bytes, so the filter takes the smallest compact payload, 16 bytes.
+  const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), 10);
+  EXPECT_EQ(Hex(bytes),
+            "126aa1add984e1989e83a07e533ab260"
+            "9a8b");
+}
+
+TEST(CompactTrailerTest, GoldenBlockedBloomAtTheSizeBound) {
+  // 2000 keys at 10 bits/key: 40 whole blocks would take 2567 bytes, over
+  // 2000 * 10 / 8 + 40 = 2540; the builder writes 39 blocks (2496 bytes).
+  const std::string bytes =
+      test::BuildFilter(test::MustParse("blocked_bloom:10"), 2000);
+  ASSERT_EQ(bytes.size(), 2496u + 7);
+  // payload_size 2496 (c0 13), flags 0, k = 7, check, len 7, tag 0x12.
+  EXPECT_EQ(Hex(bytes.substr(2496)), "c0130007040712");
+  EXPECT_EQ(Hash64(bytes), 9116305285006726292ull);
+}
+
+// --- a second implementation, from docs/FORMAT.md ---------------------------
+
+uint64_t FastRange(uint64_t h, uint64_t n) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
+}
+
+// The compact trailer as the document describes it. Returns the kind and
+// sets *param, or -1.
+int ParseCompactByTheBook(std::string_view f, int* param) {
+  if (f.size() < 2) return -1;
+  const uint16_t w = static_cast<uint8_t>(f[f.size() - 2]) |
+                     static_cast<uint8_t>(f[f.size() - 1]) << 8;
+  if (!(w & 0x8000)) return -1;
+  const uint64_t payload_size = f.size() - 2;
+  if (payload_size < 16 || payload_size > 127) return -1;
+  unsigned check = payload_size % 128;
+  const unsigned columns[8] = {3, 5, 6, 9, 10, 12, 17, 18};
+  for (int i = 0; i < 8; i++) {
+    if (w >> (7 + i) & 1) check ^= columns[i];
+  }
+  if (check != (w & 127u)) return -1;
+  *param = w >> 7 & 15;
+  return w >> 11 & 15;
+}
+
+bool BloomByTheBook(std::string_view payload, int k, uint64_t h) {
+  const uint64_t m = 8 * payload.size();
+  for (int i = 0; i < k; i++, h *= 0x9E3779B97F4A7C15ull) {
+    const uint64_t j = FastRange(h, m);
+    if (!(static_cast<uint8_t>(payload[j / 8]) >> (j % 8) & 1)) return false;
+  }
+  return true;
+}
+
+TEST(CompactTrailerTest, SecondImplementationAgrees) {
+  for (const char* spec : {"bloom:6", "bloom:9.5", "bloom:10", "bloom:16",
+                           "blocked_bloom:10", "blocked_bloom:12"}) {
+    for (uint64_t n : {20, 33, 45, 60}) {
+      SCOPED_TRACE(std::string(spec) + " n=" + std::to_string(n));
+      const std::string bytes = test::BuildFilter(test::MustParse(spec), n);
+      int k = 0;
+      ASSERT_EQ(ParseCompactByTheBook(bytes, &k), 1);
+      const std::string_view payload(bytes.data(), bytes.size() - 2);
+      const FilterReader r = FilterReader::Open(bytes);
+      ASSERT_TRUE(r.valid());
+      int matches = 0;
+      for (int i = 0; i < 2000; i++) {
+        for (const std::string& key : {Key(i), AbsentKey(i)}) {
+          const bool book = BloomByTheBook(payload, k, Hash64(key, 0));
+          ASSERT_EQ(book, r.MayMatch(key)) << key;
+          matches += book;
+        }
+      }
+      EXPECT_GE(matches, static_cast<int>(n));
+    }
+  }
+}
+
+// --- which filters get it ---
+
+TEST(CompactTrailerTest, WrittenForEveryBloomPayloadOf16To127Bytes) {
+  for (const char* text : {"bloom:4", "bloom:6", "bloom:8", "bloom:9.5",
+                           "bloom:10", "bloom:12", "bloom:16.3", "bloom:21"}) {
+    SCOPED_TRACE(text);
+    const FilterSpec spec = test::MustParse(text);
+    std::unique_ptr<FilterBuilder> b;
+    ASSERT_TRUE(NewFilterBuilder(spec, &b).ok());
+    size_t last_size = 0;
+    int compact = 0;
+    for (uint64_t n = 1; n <= 300; n++) {
+      const std::string bytes = test::BuildFilter(spec, n);
+      ASSERT_EQ(bytes.size(), b->FilterSize(n)) << n;
+      // Never smaller for more keys: MaxEntriesForSize relies on it.
+      ASSERT_GE(bytes.size(), last_size) << n;
+      last_size = bytes.size();
+      const FilterReader r = FilterReader::Open(bytes);
+      ASSERT_TRUE(r.valid());
+      const bool in_range = r.payload_size() >= 16 && r.payload_size() <= 127;
+      ASSERT_EQ(IsCompact(bytes), in_range) << n;
+      ASSERT_EQ(bytes.size() - r.payload_size(), in_range                 ? 2u
+                                                 : r.payload_size() < 128 ? 6u
+                                                                          : 7u)
+          << n;
+      ASSERT_TRUE(AllMayMatch(bytes, n)) << n;
+      // Never larger than the full trailer would have made it.
+      const uint64_t naive =
+          (static_cast<uint64_t>(std::ceil(n * spec.bits_per_key)) + 7) / 8;
+      ASSERT_LE(bytes.size(), naive + (naive < 128 ? 6 : 7)) << n;
+      compact += in_range;
+    }
+    EXPECT_GT(compact, 0);
+  }
+}
+
+TEST(CompactTrailerTest, NotWrittenWithASeedOrForOtherKinds) {
+  EXPECT_FALSE(
+      IsCompact(test::BuildFilter(test::MustParse("bloom:10:seed=5"), 36)));
+  // A cuckoo table (two params) keeps the full trailer.
+  const std::string cuckoo =
+      test::BuildFilter(test::MustParse("cuckoo:20"), 60);
+  ASSERT_EQ(FilterReader::Open(cuckoo).kind(), FilterKind::kCuckoo);
+  EXPECT_FALSE(IsCompact(cuckoo));
+  // A trailer that AppendTrailer would write compact but for its kind.
+  for (FilterKind kind : {FilterKind::kEmpty, FilterKind::kBlockedBloom,
+                          FilterKind::kCountingBloom}) {
+    internal::Trailer t;
+    t.kind = kind;
+    t.payload_size = 64;
+    t.params[0] = 7;
+    t.params_size = 1;
+    EXPECT_FALSE(internal::UsesCompactTrailer(t)) << static_cast<int>(kind);
+  }
+}
+
+// --- what the check catches for certain ---
+
+TEST(CompactTrailerTest, EveryOneOrTwoBitErrorInTheTrailerIsCaught) {
+  int filters = 0;
+  for (uint64_t n = 12; n <= 100; n += 4) {
+    for (const char* spec : {"bloom:6", "bloom:10", "bloom:13"}) {
+      const std::string bytes = test::BuildFilter(test::MustParse(spec), n);
+      if (!IsCompact(bytes)) continue;
+      filters++;
+      const size_t base = bytes.size() - 2;
+      for (int i = 0; i < 16; i++) {
+        for (int j = i; j < 16; j++) {
+          std::string bad = bytes;
+          bad[base + i / 8] ^= static_cast<char>(1 << (i % 8));
+          if (j != i) bad[base + j / 8] ^= static_cast<char>(1 << (j % 8));
+          ASSERT_FALSE(FilterReader::Open(bad).valid())
+              << spec << " n=" << n << " bits " << i << "," << j;
+          ASSERT_TRUE(AllMayMatch(bad, n));
+        }
+      }
+    }
+  }
+  EXPECT_GT(filters, 40);
+}
+
+TEST(CompactTrailerTest, FullTrailersAndOtherFamiliesNeverReadAsCompact) {
+  std::mt19937_64 rng(12);
+  for (int i = 0; i < 20000; i++) {
+    std::string s(14 + rng() % 120, '\0');
+    for (char& c : s) c = static_cast<char>(rng());
+    switch (i % 4) {
+      case 0:  // LevelDB's Bloom: the probe count, 1..30
+        s.back() = static_cast<char>(1 + rng() % 30);
+        break;
+      case 1:  // RocksDB's FastLocalBloom: ff 00 <probes> 00 00
+        s.replace(s.size() - 5, 5, std::string("\xff\x00\x06\x00\x00", 5));
+        break;
+      case 2:  // RocksDB's legacy Bloom: <probes> u32le num_lines
+        s[s.size() - 2] = 0;
+        s.back() = 0;
+        break;
+      default:  // any full-trailer tag, versions 0..7
+        s.back() = static_cast<char>(rng() % 0x80);
+        break;
+    }
+    EXPECT_FALSE(IsCompact(s)) << i;
+  }
+}
+
+// --- how often junk passes ---
+
+TEST(CompactTrailerTest, EverySizeChangeIsCaught) {
+  // The check holds the payload size exactly: bytes lost or added at the
+  // start of a filter whose trailer survived never read as valid.
+  for (uint64_t n = 12; n <= 100; n++) {
+    const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), n);
+    if (!IsCompact(bytes)) continue;
+    for (size_t cut = 1; cut < bytes.size(); cut++) {
+      ASSERT_FALSE(FilterReader::Open(bytes.substr(cut)).valid()) << n;
+    }
+    for (size_t junk = 1; junk <= 200; junk++) {
+      ASSERT_FALSE(FilterReader::Open(std::string(junk, 'x') + bytes).valid())
+          << n;
+    }
+  }
+}
+
+TEST(CompactTrailerTest, JunkPassesAtTheDocumentedRate) {
+  // A random ending of a filter of 18..129 bytes passes with probability
+  // 1/2 (marker) * 1/16 (kind 1) * 1/128 (check) = 2^-12, and reads as a
+  // valid filter if k = param >= 1: 15 * 2^-16 ~ 1/4369. The end of a
+  // truncated Bloom filter is such a random ending.
+  std::mt19937_64 rng(2026);
+  const int kTrials = 800000;
+  int valid = 0;
+  for (int i = 0; i < kTrials; i++) {
+    std::string s(18 + rng() % 112, '\0');
+    for (char& c : s) c = static_cast<char>(rng());
+    valid += FilterReader::Open(s).valid();
+  }
+  const double expected = kTrials * 15.0 / 65536;  // ~183
+  EXPECT_GT(valid, expected * 0.6);
+  EXPECT_LT(valid, expected * 1.4);
+
+  // Truncations of real compact filters, at most at that rate.
+  int truncations = 0, truncations_read = 0;
+  for (uint64_t n = 20; n <= 100; n++) {
+    const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), n);
+    ASSERT_TRUE(IsCompact(bytes));
+    for (size_t len = 0; len < bytes.size(); len++, truncations++) {
+      truncations_read +=
+          FilterReader::Open(std::string_view(bytes.data(), len)).valid();
+    }
+  }
+  EXPECT_LT(truncations_read, 1 + 3 * truncations * 15.0 / 65536)
+      << truncations;
+}
+
+// --- the size bound, every kind ---
+
+TEST(SizeBoundTest, NoFilterExceedsMaxFilterBytes) {
+  std::vector<uint64_t> sizes;
+  for (uint64_t n = 1; n <= 3000; n++) sizes.push_back(n);
+  for (uint64_t n = 3001; n < 100000000; n = n * 9 / 8 + 7) sizes.push_back(n);
+  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo"}) {
+    for (double bits :
+         {1.0, 2.0, 4.0, 6.0, 7.3, 9.5, 10.0, 12.0, 14.7, 16.0, 20.0, 24.5}) {
+      FilterSpec spec = test::MustParse(std::string(kind) + ":10");
+      spec.bits_per_key = bits;
+      if (!spec.Validate().ok()) continue;
+      for (uint64_t seed : {0, 77}) {
+        spec.seed = seed;
+        std::unique_ptr<FilterBuilder> b;
+        ASSERT_TRUE(NewFilterBuilder(spec, &b).ok());
+        // A cuckoo filter spends CuckooFingerprintBits(b) / kCuckooLoad
+        // bits per key (docs/FORMAT.md), more than b: its bound is taken at
+        // those bits per key.
+        const double budget_bits =
+            spec.kind == FilterKind::kCuckoo
+                ? CuckooFingerprintBits(bits) / internal::kCuckooLoad
+                : bits;
+        for (uint64_t n : sizes) {
+          ASSERT_LE(b->FilterSize(n), internal::MaxFilterBytes(n, budget_bits))
+              << spec.ToString() << " n=" << n;
+        }
+        for (uint64_t n : {1, 2, 3, 33, 999, 2000, 2049, 4095, 33333}) {
+          const std::string bytes = test::BuildFilter(spec, n);
+          ASSERT_EQ(bytes.size(), b->FilterSize(n));
+          ASSERT_LE(bytes.size(), internal::MaxFilterBytes(n, budget_bits))
+              << spec.ToString() << " n=" << n;
+          ASSERT_TRUE(AllMayMatch(bytes, n)) << spec.ToString() << " n=" << n;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace sstfilter
