@@ -55,7 +55,7 @@ namespace fs = std::filesystem;
 // How a filter is damaged. Every one of them is something the trailer
 // check sees, so a reader handed the bytes answers "may match".
 enum class Damage {
-  kCheckByte,     // the trailer's check byte flipped
+  kCheckByte,     // the trailer's check bits flipped (either form)
   kTrailerZeros,  // the last three bytes (check, len, tag) zeroed
   kAllOnes,       // every byte of the filter set to 0xff
   kPayloadFlip,   // every payload byte inverted (checksummed engines only)
@@ -64,7 +64,7 @@ enum class Damage {
 const char* DamageName(Damage d) {
   switch (d) {
     case Damage::kCheckByte:
-      return "check byte flipped";
+      return "check bits flipped";
     case Damage::kTrailerZeros:
       return "trailer zeroed";
     case Damage::kAllOnes:
@@ -78,7 +78,14 @@ const char* DamageName(Damage d) {
 void Apply(Damage d, char* filter, size_t size) {
   switch (d) {
     case Damage::kCheckByte:
-      filter[size - 3] ^= 0x5a;
+      // A compact trailer (docs/FORMAT.md: top bit of the last byte set)
+      // keeps its 7 check bits in the low bits of the byte before it; a
+      // full trailer's check byte is third from the end.
+      if (static_cast<uint8_t>(filter[size - 1]) & 0x80) {
+        filter[size - 2] ^= 0x5a;
+      } else {
+        filter[size - 3] ^= 0x5a;
+      }
       break;
     case Damage::kTrailerZeros:
       std::fill(filter + size - 3, filter + size, '\0');
