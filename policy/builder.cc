@@ -4,6 +4,7 @@
 
 #include "policy/builders.h"
 #include "policy/format.h"
+#include "policy/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 
@@ -52,6 +53,9 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
     case FilterKind::kCuckoo:
       plan = PlanCuckoo(spec, n);
       break;
+    case FilterKind::kRibbon:
+      plan = PlanRibbon(spec, n).plan;
+      break;
     default:
       break;  // Validate() admits no other kind
   }
@@ -81,6 +85,9 @@ Status NewFilterBuilder(const FilterSpec& spec,
       return Status::OK();
     case FilterKind::kCuckoo:
       *out = internal::NewCuckooBuilder(spec);
+      return Status::OK();
+    case FilterKind::kRibbon:
+      *out = internal::NewRibbonBuilder(spec);
       return Status::OK();
     default:
       return Status::NotSupported(std::string("no builder for filter kind ") +

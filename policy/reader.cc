@@ -11,6 +11,8 @@
 #include "policy/counting_bloom_impl.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
+#include "policy/ribbon.h"
+#include "policy/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 
@@ -26,6 +28,61 @@ constexpr uint8_t kMaxProbes = 32;
 // Keys hashed per round of the batched query: enough to overlap many cache
 // misses, small enough for the stack.
 constexpr size_t kBatch = 32;
+
+struct RibbonParams {
+  bool dense = false;
+  uint64_t p1 = 0;  // dense: slots m; banded: num_blocks
+  uint32_t p2 = 0;  // dense: columns; banded: r
+  uint32_t salt = 0;
+  uint64_t k = 0;  // banded: blocks with r + 1 columns
+};
+
+// params: u8 form, u8 salt, then dense: u8 m, u8 r, 0, 0; banded: u32le
+// num_blocks (layout in policy/ribbon_impl.h and docs/FORMAT.md).
+bool ParseRibbonParams(const internal::Trailer& t, RibbonParams* g) {
+  if (t.params_size != internal::kRibbonParamsSize) return false;
+  const uint8_t* p = t.params;
+  g->salt = p[1];
+  if (p[0] == 0) {
+    // Dense: 1 <= m <= 64 slots, 1 <= r <= 32 columns, ceil(m r / 8) bytes.
+    const uint32_t m = p[2], cols = p[3];
+    if (m == 0 || m > internal::kRibbonMaxDenseSlots || cols == 0 ||
+        cols > internal::kRibbonMaxColumns || p[4] != 0 || p[5] != 0 ||
+        t.payload_size != (uint64_t{m} * cols + 7) / 8) {
+      return false;
+    }
+    g->dense = true;
+    g->p1 = m;
+    g->p2 = cols;
+    return true;
+  }
+  if (p[0] != 1) return false;
+  // Banded: num_blocks >= 2, whole words W = num_blocks r + k with
+  // 1 <= r <= 32 and k < num_blocks (k = 0 if r = 32).
+  const uint64_t blocks = internal::DecodeFixed32(p + 2);
+  if (blocks < 2 || t.payload_size % 8 != 0) return false;
+  const uint64_t words = t.payload_size / 8;
+  const uint64_t cols = words / blocks, k = words % blocks;
+  if (cols == 0 || cols > internal::kRibbonMaxColumns ||
+      (cols == internal::kRibbonMaxColumns && k != 0)) {
+    return false;
+  }
+  g->p1 = blocks;
+  g->p2 = static_cast<uint32_t>(cols);
+  g->k = k;
+  return true;
+}
+
+internal::RibbonBanded MakeBanded(const uint8_t* data, uint64_t blocks,
+                                  uint32_t r, uint32_t salt, uint64_t k) {
+  internal::RibbonBanded g;
+  g.data = data;
+  g.num_blocks = blocks;
+  g.r = r;
+  g.k = k;
+  g.salt = salt;
+  return g;
+}
 }  // namespace
 
 FilterReader FilterReader::Open(std::string_view filter) {
@@ -97,6 +154,16 @@ FilterReader FilterReader::Open(std::string_view filter) {
       ok.p1_ = t.payload_size * 2;
       ok.p2_ = t.params[0];
       return ok;
+    case FilterKind::kRibbon: {
+      RibbonParams g;
+      if (!ParseRibbonParams(t, &g)) return r;
+      ok.mode_ = g.dense ? Mode::kRibbonDense : Mode::kRibbonBanded;
+      ok.p1_ = g.p1;
+      ok.p2_ = g.p2;
+      ok.p3_ = g.salt;
+      ok.p4_ = g.k;
+      return ok;
+    }
     default:
       return r;  // a kind this version cannot read
   }
@@ -130,6 +197,16 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
     case Mode::kCountingBloom:
       return CountingBloomImpl::MayMatch(hash, data_, p1_,
                                          static_cast<int>(p2_));
+    case Mode::kRibbonBanded:
+      return MakeBanded(data_, p1_, p2_, p3_, p4_).MayMatch(hash);
+    case Mode::kRibbonDense: {
+      internal::RibbonDense g;
+      g.data = data_;
+      g.m = static_cast<uint32_t>(p1_);
+      g.r = p2_;
+      g.salt = p3_;
+      return g.MayMatch(hash);
+    }
     default:
       return true;
   }
@@ -174,6 +251,16 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
       internal::CuckooMayMatchBatch(n, hashes, data_, payload_size_, p1_,
                                     static_cast<int>(p2_), p3_, results);
       return;
+    case Mode::kRibbonBanded: {
+      const internal::RibbonBanded g = MakeBanded(data_, p1_, p2_, p3_, p4_);
+      for (size_t i = 0; i < n; i += kBatch) {
+        const size_t m = std::min(kBatch, n - i);
+        for (size_t j = 0; j < m; j++) g.Prefetch(hashes[i + j]);
+        for (size_t j = 0; j < m; j++)
+          results[i + j] = g.MayMatch(hashes[i + j]);
+      }
+      return;
+    }
     case Mode::kCountingBloom:
       for (size_t i = 0; i < n; i += kBatch) {
         const size_t m = std::min(kBatch, n - i);

@@ -131,6 +131,8 @@ class FilterReader {
     kCuckoo,
     kCountingBloom,
     kDynamicCuckoo,
+    kRibbonBanded,
+    kRibbonDense,
   };
 
   Mode mode_ = Mode::kAlwaysMatch;
@@ -140,10 +142,13 @@ class FilterReader {
   uint64_t seed_ = 0;
   // Kind-specific, set by Open from the trailer (see policy/format.h):
   // bloom: p1_ = bits, p2_ = probes; blocked: p1_ = blocks, p2_ = probes;
-  // cuckoo forms: p1_ = buckets, p2_ = fingerprint bits, p3_ = flags.
+  // cuckoo forms: p1_ = buckets, p2_ = fingerprint bits, p3_ = flags;
+  // ribbon banded: p1_ = blocks, p2_ = r, p3_ = salt, p4_ = k; ribbon dense:
+  // p1_ = slots, p2_ = columns, p3_ = salt.
   uint64_t p1_ = 0;
   uint32_t p2_ = 0;
   uint32_t p3_ = 0;
+  uint64_t p4_ = 0;
 };
 
 }  // namespace sstfilter
