@@ -100,10 +100,8 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
     const uint64_t blocks = payload / BlockedBloomImpl::kBlockBytes;
     for (size_t i = 0; i < n; i++) {
       if (i + kAhead < n) {
-        const uint8_t* b =
-            BlockedBloomImpl::Block(hashes[i + kAhead], data, blocks);
-        PrefetchWrite(b);
-        PrefetchWrite(b + BlockedBloomImpl::kBlockBytes - 1);
+        BlockedBloomImpl::Prefetch(hashes[i + kAhead], data, blocks,
+                                   PrefetchForWrite());
       }
       BlockedBloomImpl::Add(hashes[i], data, blocks, p.num_probes);
     }
@@ -111,8 +109,8 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
     const uint64_t bits = payload * 8;
     for (size_t i = 0; i < n; i++) {
       if (i + kAhead < n) {
-        StandardBloomImpl::PrefetchAll(hashes[i + kAhead], data, bits,
-                                       p.num_probes);
+        StandardBloomImpl::Prefetch(hashes[i + kAhead], data, bits,
+                                    p.num_probes, PrefetchForWrite());
       }
       StandardBloomImpl::Add(hashes[i], data, bits, p.num_probes);
     }

@@ -13,8 +13,10 @@
 // Blocked Bloom (kind 2), B blocks of 512 bits (64 bytes, one cache line):
 // block = FastRange64(h, B) (the high bits of h choose it); inside it, with
 // x = low 32 bits of h, probe i tests bit x_i >> 23 (9 bits), where
-// x_0 = x and x_{i+1} = x_i * 0x9E3779B9 (mod 2^32). One cache miss per
-// query; ~1.05x the FPR of a standard Bloom of the same size at 10 bits/key.
+// x_0 = x and x_{i+1} = x_i * 0x9E3779B9 (mod 2^32). The scheme follows
+// RocksDB's FastLocalBloom (util/bloom_impl.h): one cache line per key,
+// probes from repeated 32-bit multiplication. One cache miss per query; ~1.05x
+// the FPR of a standard Bloom of the same size at 10 bits/key.
 //
 // Bits are numbered LSB-first within bytes: bit j is (byte[j / 8] >> (j % 8))
 // & 1, so the payload is byte-order independent.
@@ -25,111 +27,118 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "policy/primitives.h"
+
 namespace sstfilter {
 namespace internal {
 
-// floor(h * n / 2^64): maps a uniform 64-bit h onto [0, n) without '%'.
-inline uint64_t FastRange64(uint64_t h, uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
-}
+// The probe sequence of the standard Bloom (and counting Bloom) kinds, the
+// only place it is written: Next() returns probe i = FastRange64(x_i, m),
+// x_0 = h, x_{i+1} = x_i * kGolden64, for i = 0, 1, 2...
+class StandardProbes {
+ public:
+  StandardProbes(uint64_t h, uint64_t m) : x_(h), m_(m) {}
+  uint64_t Next() {
+    const uint64_t probe = FastRange64(x_, m_);
+    x_ *= kGolden64;
+    return probe;
+  }
 
-// Always inlined: GCC 12 -O2 judges a prefetch-only function free of side
-// effects and may delete calls to it before inlining them (the batched
-// queries then ran without prefetches; found with objdump).
-__attribute__((always_inline)) inline void PrefetchRead(const void* p) {
-  __builtin_prefetch(p, 0, 3);
-}
-__attribute__((always_inline)) inline void PrefetchWrite(const void* p) {
-  __builtin_prefetch(p, 1, 3);
-}
-
-inline constexpr uint64_t kGolden64 = 0x9E3779B97F4A7C15ull;
-inline constexpr uint32_t kGolden32 = 0x9E3779B9u;
+ private:
+  uint64_t x_;
+  const uint64_t m_;
+};
 
 struct StandardBloomImpl {
+  // Probes a batched query prefetches (see Prefetch).
+  static constexpr int kQueryPrefetchProbes = 2;
+
   static void Add(uint64_t h, uint8_t* data, uint64_t num_bits,
                   int num_probes) {
-    uint64_t x = h;
+    StandardProbes probes(h, num_bits);
     for (int i = 0; i < num_probes; i++) {
-      const uint64_t bit = FastRange64(x, num_bits);
+      const uint64_t bit = probes.Next();
       data[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
-      x *= kGolden64;
     }
   }
   static bool MayMatch(uint64_t h, const uint8_t* data, uint64_t num_bits,
                        int num_probes) {
-    uint64_t x = h;
+    StandardProbes probes(h, num_bits);
     for (int i = 0; i < num_probes; i++) {
-      const uint64_t bit = FastRange64(x, num_bits);
+      const uint64_t bit = probes.Next();
       if ((data[bit >> 3] & (1u << (bit & 7))) == 0) return false;
-      x *= kGolden64;
     }
     return true;
   }
-  // Prefetches, for writing, the byte of every probe (builders).
-  static void PrefetchAll(uint64_t h, const uint8_t* data, uint64_t num_bits,
-                          int num_probes) {
-    const uint64_t delta = h * kGolden64;
-    uint64_t g = h;
-    for (int i = 0; i < num_probes; i++) {
-      PrefetchWrite(data + (FastRange64(g, num_bits) >> 3));
-      g += delta;
-    }
+  // Prefetches the bytes of the first `num_probes` probes: builders pass
+  // every probe (and PrefetchForWrite), queries the first two (a negative
+  // query usually ends within them: each probe hits a set bit with
+  // probability ~1/2).
+  template <typename Prefetcher>
+  SSTFILTER_ALWAYS_INLINE static void Prefetch(uint64_t h, const uint8_t* data,
+                                               uint64_t num_bits,
+                                               int num_probes,
+                                               Prefetcher prefetch) {
+    StandardProbes probes(h, num_bits);
+    for (int i = 0; i < num_probes; i++) prefetch(data + (probes.Next() >> 3));
   }
-  // Prefetches the first two probes' bytes (a negative query usually ends
-  // within them: each probe hits a set bit with probability ~1/2).
-  static void Prefetch(uint64_t h, const uint8_t* data, uint64_t num_bits) {
-    PrefetchRead(data + (FastRange64(h, num_bits) >> 3));
-    PrefetchRead(data + (FastRange64(h * kGolden64, num_bits) >> 3));
+};
+
+// The probes of a blocked Bloom key inside its block, the only place they
+// are written: Next() returns bit x_i >> 23 of the 512-bit block, x_0 = low
+// 32 bits of h, x_{i+1} = x_i * kGolden32.
+class BlockedProbes {
+ public:
+  explicit BlockedProbes(uint64_t h) : x_(static_cast<uint32_t>(h)) {}
+  static constexpr int kBlockBitsLog2 = 9;  // 512-bit blocks
+
+  uint32_t Next() {
+    const uint32_t bit = x_ >> (32 - kBlockBitsLog2);
+    x_ *= kGolden32;
+    return bit;
   }
+
+ private:
+  uint32_t x_;
 };
 
 struct BlockedBloomImpl {
   static constexpr size_t kBlockBytes = 64;
-  static constexpr int kBlockBitsLog2 = 9;
 
-  static const uint8_t* Block(uint64_t h, const uint8_t* data,
-                              uint64_t num_blocks) {
+  // The block of a key: the high bits of h choose it.
+  template <typename Byte>
+  static Byte* Block(uint64_t h, Byte* data, uint64_t num_blocks) {
     return data + FastRange64(h, num_blocks) * kBlockBytes;
   }
   static void Add(uint64_t h, uint8_t* data, uint64_t num_blocks,
                   int num_probes) {
-    uint8_t* block = data + FastRange64(h, num_blocks) * kBlockBytes;
-    uint32_t x = static_cast<uint32_t>(h);
+    uint8_t* block = Block(h, data, num_blocks);
+    BlockedProbes probes(h);
     for (int i = 0; i < num_probes; i++) {
-      const uint32_t bit = x >> (32 - kBlockBitsLog2);
+      const uint32_t bit = probes.Next();
       block[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
-      x *= kGolden32;
     }
   }
   // Tests the probes two at a time and stops at the first pair with a
   // clear bit. All probes are in one block, so the extra load is nearly
   // free, while an exit per probe is a branch that negative queries
-  // mispredict often. Side by side (7 probes, payload 16 bytes off a cache
-  // line as in RocksDB's buffers, 2-core AMD EPYC VM, medians of 9):
-  //                 1.25 MB filter (L3)    12.5 MB filter (DRAM)
-  //                  absent   present       absent   present
-  //   exit/probe     22.4 ns  13.0 ns       38.6 ns  58.6 ns
-  //   no exit        12.5     12.3          76.3     70.0
-  //   exit/pair      11.3     14.3          35.5     55.9
-  // With no exit every query waits for both cache lines a misaligned block
+  // mispredict often (docs/BENCHMARKS.md, "Changes to the core"). With
+  // no exit every query would wait for both cache lines a misaligned block
   // spans; with an exit per pair most absent keys need only the first.
   static bool MayMatchInBlock(uint64_t h, const uint8_t* block,
                               int num_probes) {
-    uint32_t x = static_cast<uint32_t>(h);
+    BlockedProbes probes(h);
     int i = 0;
     for (; i + 2 <= num_probes; i += 2) {
-      const uint32_t b0 = x >> (32 - kBlockBitsLog2);
-      x *= kGolden32;
-      const uint32_t b1 = x >> (32 - kBlockBitsLog2);
-      x *= kGolden32;
+      const uint32_t b0 = probes.Next();
+      const uint32_t b1 = probes.Next();
       const uint32_t both =
           (static_cast<uint32_t>(block[b0 >> 3]) >> (b0 & 7)) &
           (static_cast<uint32_t>(block[b1 >> 3]) >> (b1 & 7));
       if ((both & 1) == 0) return false;
     }
     if (i < num_probes) {
-      const uint32_t b0 = x >> (32 - kBlockBitsLog2);
+      const uint32_t b0 = probes.Next();
       return ((block[b0 >> 3] >> (b0 & 7)) & 1) != 0;
     }
     return true;
@@ -137,6 +146,21 @@ struct BlockedBloomImpl {
   static bool MayMatch(uint64_t h, const uint8_t* data, uint64_t num_blocks,
                        int num_probes) {
     return MayMatchInBlock(h, Block(h, data, num_blocks), num_probes);
+  }
+  // Prefetches the block of h (builders, batched queries). The payload need
+  // not be 64-byte aligned: a block may span two cache lines, so both ends
+  // are fetched.
+  template <typename Prefetcher>
+  SSTFILTER_ALWAYS_INLINE static void PrefetchBlock(const uint8_t* block,
+                                                    Prefetcher prefetch) {
+    prefetch(block);
+    prefetch(block + kBlockBytes - 1);
+  }
+  template <typename Prefetcher>
+  SSTFILTER_ALWAYS_INLINE static void Prefetch(uint64_t h, const uint8_t* data,
+                                               uint64_t num_blocks,
+                                               Prefetcher prefetch) {
+    PrefetchBlock(Block(h, data, num_blocks), prefetch);
   }
 };
 

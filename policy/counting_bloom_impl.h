@@ -2,8 +2,7 @@
 //
 // Hot code of the counting Bloom filter (kind 4): a standard Bloom filter
 // (bloom_impl.h) whose m bits are 4-bit counters. A key's k probes are the
-// standard Bloom's, over m counters instead of m bits: with x_0 = h and
-// x_{i+1} = x_i * kGolden64, probe i is counter FastRange64(x_i, m).
+// standard Bloom's (StandardProbes), over m counters instead of m bits.
 //
 // Counter c is the low nibble of payload byte c / 2 if c is even, the high
 // nibble if odd. A key may match iff all its k counters are non-zero.
@@ -37,29 +36,29 @@ struct CountingBloomImpl {
 
   static bool MayMatch(uint64_t h, const uint8_t* data, uint64_t num_counters,
                        int num_probes) {
-    uint64_t x = h;
+    StandardProbes probes(h, num_counters);
     for (int i = 0; i < num_probes; i++) {
-      if (Get(data, FastRange64(x, num_counters)) == 0) return false;
-      x *= kGolden64;
+      if (Get(data, probes.Next()) == 0) return false;
     }
     return true;
   }
-  // Always inlined, or GCC may delete the call (cuckoo_impl.h says why).
-  __attribute__((always_inline)) static void Prefetch(uint64_t h,
-                                                      const uint8_t* data,
-                                                      uint64_t num_counters) {
-    PrefetchRead(data + (FastRange64(h, num_counters) >> 1));
-    PrefetchRead(data + (FastRange64(h * kGolden64, num_counters) >> 1));
+  // Prefetches the bytes of the first `num_probes` counters (queries: two).
+  template <typename Prefetcher>
+  SSTFILTER_ALWAYS_INLINE static void Prefetch(uint64_t h, const uint8_t* data,
+                                               uint64_t num_counters,
+                                               int num_probes,
+                                               Prefetcher prefetch) {
+    StandardProbes probes(h, num_counters);
+    for (int i = 0; i < num_probes; i++) prefetch(data + (probes.Next() >> 1));
   }
   // Adds 1 to every probed counter below 15.
   static void Insert(uint64_t h, uint8_t* data, uint64_t num_counters,
                      int num_probes) {
-    uint64_t x = h;
+    StandardProbes probes(h, num_counters);
     for (int i = 0; i < num_probes; i++) {
-      const uint64_t c = FastRange64(x, num_counters);
+      const uint64_t c = probes.Next();
       const unsigned v = Get(data, c);
       if (v < kSaturated) Put(data, c, v + 1);
-      x *= kGolden64;
     }
   }
   // Subtracts 1 from every probed counter that is neither 0 nor saturated,
@@ -68,12 +67,11 @@ struct CountingBloomImpl {
   static bool Erase(uint64_t h, uint8_t* data, uint64_t num_counters,
                     int num_probes) {
     if (!MayMatch(h, data, num_counters, num_probes)) return false;
-    uint64_t x = h;
+    StandardProbes probes(h, num_counters);
     for (int i = 0; i < num_probes; i++) {
-      const uint64_t c = FastRange64(x, num_counters);
+      const uint64_t c = probes.Next();
       const unsigned v = Get(data, c);
       if (v != 0 && v < kSaturated) Put(data, c, v - 1);
-      x *= kGolden64;
     }
     return true;
   }

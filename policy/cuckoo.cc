@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/bloom_impl.h"
 #include "policy/builders.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"

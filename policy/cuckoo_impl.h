@@ -41,7 +41,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "policy/bloom_impl.h"
+#include "policy/primitives.h"
 
 namespace sstfilter {
 namespace internal {
@@ -51,9 +51,6 @@ inline constexpr int kCuckooMinTagBits = 4;
 inline constexpr int kCuckooMaxTagBits = 32;
 
 using Uint128 = unsigned __int128;
-
-// For functions that only prefetch (see PrefetchRead in bloom_impl.h).
-#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
 
 // The MurmurHash3 64-bit finalizer: a bijection of 64-bit words with full
 // avalanche. Used only to re-salt a hash.
@@ -92,21 +89,6 @@ struct CuckooLoc {
   uint32_t tag;
 };
 
-inline uint64_t LoadLE64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
-}
-inline void StoreLE64(uint8_t* p, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  std::memcpy(p, &v, 8);
-}
-
 // Everything about buckets of f = F bits per slot, with F a compile-time
 // constant so that every mask below is one (WithTagBits dispatches on f).
 // A bucket is held in a Word: uint64_t for F <= 16, Uint128 for F <= 32.
@@ -142,17 +124,17 @@ struct CuckooBucket {
 
   static Word LoadWord(const uint8_t* p) {
     if constexpr (sizeof(Word) == 8) {
-      return LoadLE64(p);
+      return DecodeFixed64(p);
     } else {
-      return (Word{LoadLE64(p + 8)} << 64) | LoadLE64(p);
+      return (Word{DecodeFixed64(p + 8)} << 64) | DecodeFixed64(p);
     }
   }
   static void StoreWord(uint8_t* p, Word v) {
     if constexpr (sizeof(Word) == 8) {
-      StoreLE64(p, v);
+      EncodeFixed64(p, v);
     } else {
-      StoreLE64(p, static_cast<uint64_t>(v));
-      StoreLE64(p + 8, static_cast<uint64_t>(v >> 64));
+      EncodeFixed64(p, static_cast<uint64_t>(v));
+      EncodeFixed64(p + 8, static_cast<uint64_t>(v >> 64));
     }
   }
   // Bucket b starts at bit 4 F b: at a byte boundary, or (F odd) 4 bits in.
@@ -240,17 +222,22 @@ struct CuckooBucket {
   // next line only for a bucket that straddles two (~8% of them for f =
   // 12). Measured at 10^7 keys: an unconditional second prefetch per bucket
   // doubles the batched query's time.
-  // Always inlined, like PrefetchRead (bloom_impl.h says why).
-  SSTFILTER_ALWAYS_INLINE static void PrefetchBucket(const uint8_t* p) {
-    PrefetchRead(p);
+  // Always inlined, like PrefetchRead (primitives.h says why). `prefetch`
+  // is PrefetchForRead but in tests, which record the addresses.
+  template <typename Prefetcher = PrefetchForRead>
+  SSTFILTER_ALWAYS_INLINE static void PrefetchBucket(const uint8_t* p,
+                                                     Prefetcher prefetch = {}) {
+    prefetch(p);
     if ((reinterpret_cast<uintptr_t>(p) & 63) + kSpanBytes > 64) {
-      PrefetchRead(p + kSpanBytes - 1);
+      prefetch(p + kSpanBytes - 1);
     }
   }
+  template <typename Prefetcher = PrefetchForRead>
   SSTFILTER_ALWAYS_INLINE static void Prefetch(const CuckooLoc& loc,
-                                               const uint8_t* data) {
-    PrefetchBucket(Address(data, loc.b1));
-    PrefetchBucket(Address(data, loc.b2));
+                                               const uint8_t* data,
+                                               Prefetcher prefetch = {}) {
+    PrefetchBucket(Address(data, loc.b1), prefetch);
+    PrefetchBucket(Address(data, loc.b2), prefetch);
   }
 };
 

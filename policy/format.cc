@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "policy/primitives.h"
 #include "sstfilter/hash.h"
 
 namespace sstfilter {

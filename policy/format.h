@@ -52,24 +52,6 @@ void AppendTrailer(const Trailer& t, std::string* dst);
 // whose payload_size matches `size`. Never reads outside data[0, size).
 bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t);
 
-// Little-endian fixed-width helpers for kind params.
-inline void EncodeFixed32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; i++) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline uint32_t DecodeFixed32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; i++) v |= static_cast<uint32_t>(p[i]) << (8 * i);
-  return v;
-}
-inline void EncodeFixed64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; i++) p[i] = static_cast<uint8_t>(v >> (8 * i));
-}
-inline uint64_t DecodeFixed64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
-}
-
 }  // namespace internal
 }  // namespace sstfilter
 

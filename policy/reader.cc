@@ -222,10 +222,8 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
         const uint8_t* blocks[kBatch];
         for (size_t j = 0; j < m; j++) {
           blocks[j] = BlockedBloomImpl::Block(hashes[i + j], data_, p1_);
-          // The payload need not be 64-byte aligned: a block may span two
-          // cache lines, so fetch both ends.
-          internal::PrefetchRead(blocks[j]);
-          internal::PrefetchRead(blocks[j] + BlockedBloomImpl::kBlockBytes - 1);
+          BlockedBloomImpl::PrefetchBlock(blocks[j],
+                                          internal::PrefetchForRead());
         }
         for (size_t j = 0; j < m; j++) {
           results[i + j] =
@@ -238,7 +236,9 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
       for (size_t i = 0; i < n; i += kBatch) {
         const size_t m = std::min(kBatch, n - i);
         for (size_t j = 0; j < m; j++) {
-          StandardBloomImpl::Prefetch(hashes[i + j], data_, p1_);
+          StandardBloomImpl::Prefetch(hashes[i + j], data_, p1_,
+                                      StandardBloomImpl::kQueryPrefetchProbes,
+                                      internal::PrefetchForRead());
         }
         for (size_t j = 0; j < m; j++) {
           results[i + j] = MayMatchHash(hashes[i + j]);
@@ -265,7 +265,9 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
       for (size_t i = 0; i < n; i += kBatch) {
         const size_t m = std::min(kBatch, n - i);
         for (size_t j = 0; j < m; j++) {
-          CountingBloomImpl::Prefetch(hashes[i + j], data_, p1_);
+          CountingBloomImpl::Prefetch(hashes[i + j], data_, p1_,
+                                      StandardBloomImpl::kQueryPrefetchProbes,
+                                      internal::PrefetchForRead());
         }
         for (size_t j = 0; j < m; j++) {
           results[i + j] = MayMatchHash(hashes[i + j]);

@@ -1,0 +1,72 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Small primitives shared by every kind's hot code and the format code:
+// mapping a hash onto a range, prefetching, the golden-ratio constants of
+// the probe sequences, and the little-endian codec of the format.
+
+#ifndef SSTFILTER_POLICY_PRIMITIVES_H_
+#define SSTFILTER_POLICY_PRIMITIVES_H_
+
+#include <cstdint>
+#include <cstring>
+
+// For functions whose only effect is a prefetch: GCC 12 -O2 judges such a
+// function free of side effects and may delete calls to it before inlining
+// them (the batched queries then ran without prefetches; found with
+// objdump). Always inlining them keeps the prefetch instructions.
+#define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
+
+namespace sstfilter {
+namespace internal {
+
+// floor(2^64 / phi) and floor(2^32 / phi): odd multipliers whose products
+// spread consecutive values (Knuth's multiplicative hashing).
+inline constexpr uint64_t kGolden64 = 0x9E3779B97F4A7C15ull;
+inline constexpr uint32_t kGolden32 = 0x9E3779B9u;
+
+// floor(h * n / 2^64): maps a uniform 64-bit h onto [0, n) without '%'
+// (Lemire's fastrange; the high bits of h choose).
+inline uint64_t FastRange64(uint64_t h, uint64_t n) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
+}
+
+SSTFILTER_ALWAYS_INLINE void PrefetchRead(const void* p) {
+  __builtin_prefetch(p, 0, 3);
+}
+SSTFILTER_ALWAYS_INLINE void PrefetchWrite(const void* p) {
+  __builtin_prefetch(p, 1, 3);
+}
+
+// The same, as function objects: the hot code takes the prefetch operation
+// as a parameter, so that tests can record the addresses instead.
+struct PrefetchForRead {
+  SSTFILTER_ALWAYS_INLINE void operator()(const void* p) const {
+    PrefetchRead(p);
+  }
+};
+struct PrefetchForWrite {
+  SSTFILTER_ALWAYS_INLINE void operator()(const void* p) const {
+    PrefetchWrite(p);
+  }
+};
+
+// Little-endian 64-bit words at any alignment, whatever the host's order.
+inline uint64_t DecodeFixed64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+inline void EncodeFixed64(uint8_t* p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  std::memcpy(p, &v, 8);
+}
+
+}  // namespace internal
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_POLICY_PRIMITIVES_H_
