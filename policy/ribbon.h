@@ -48,7 +48,8 @@ struct RibbonBuildStats {
   uint32_t columns = 0;
   FilterKind kind = FilterKind::kEmpty;  // what was written
 };
-// Knobs of the construction; tests shrink them to force the fallbacks.
+// Knobs of the construction; tests shrink them to force the fallbacks (0
+// salts: straight to the Bloom filter).
 struct RibbonBuildOptions {
   int salts_per_size = 4;  // banded: salts tried at one size before growing
   int growths = 4;         // banded: times the blocks grow by ~3%

@@ -43,7 +43,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "policy/bloom_impl.h"  // FastRange64, PrefetchRead, kGolden64
+#include "policy/primitives.h"
 
 namespace sstfilter {
 namespace internal {
@@ -93,14 +93,7 @@ struct RibbonBanded {
     return b * r + (b > FirstWide() ? b - FirstWide() : 0);
   }
   uint32_t Columns(uint64_t b) const { return r + (b >= FirstWide() ? 1 : 0); }
-  uint64_t Word(uint64_t i) const {
-    uint64_t v = 0;
-    __builtin_memcpy(&v, data + 8 * i, 8);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);  // the format is little-endian
-#endif
-    return v;
-  }
+  uint64_t Word(uint64_t i) const { return DecodeFixed64(data + 8 * i); }
 
   uint64_t Start(const RibbonKey& key) const {
     return FastRange64(key.a, NumStarts());
