@@ -8,7 +8,8 @@
 // and readers are reached through the same declarations of its internal
 // classes as our adapter's (adapters/rocksdb/rocksdb_abi.h).
 //
-// Filters: sstfilter.{bloom:10, blocked_bloom:10, cuckoo:12 (once built)},
+// Filters: sstfilter.{bloom:10, blocked_bloom:10, cuckoo:12, ribbon:10,
+// ribbon:7.1 (the memory of rocksdb.ribbon:10)},
 // rocksdb.bloom:10 (NewBloomFilterPolicy(10): FastLocalBloom, format 5) and
 // rocksdb.ribbon:10 (NewRibbonFilterPolicy(10): Standard128Ribbon).
 // Counters, as in filter_bench:
@@ -53,7 +54,8 @@ struct Candidate {
 const std::vector<Candidate>& Candidates() {
   static const std::vector<Candidate>* all = [] {
     auto* v = new std::vector<Candidate>;
-    for (const char* spec : {"bloom:10", "blocked_bloom:10", "cuckoo:12"}) {
+    for (const char* spec : {"bloom:10", "blocked_bloom:10", "cuckoo:12",
+                             "ribbon:10", "ribbon:7.1"}) {
       std::shared_ptr<const rocksdb::FilterPolicy> p;
       // A kind the core does not build yet is left out, not faked.
       if (NewRocksDBFilterPolicy(spec, &p).ok()) {

@@ -143,19 +143,22 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
 
 namespace {
 
-// Gaussian elimination state: per slot the pivot row's coefficients
-// (relative to the slot, bit 0 set; 0 = free slot) and fingerprint.
+// Gaussian elimination over the slots of a RibbonScratch: per slot the
+// pivot row's coefficients (relative to the slot, bit 0 set; 0 = free) and
+// fingerprint.
 class RibbonSystem {
  public:
-  void Reset(uint64_t slots) { slot_.assign(slots, Slot{}); }
+  explicit RibbonSystem(RibbonScratch* s) : s_(s) {}
+  void Reset(uint64_t slots) { s_->slots.assign(slots, RibbonScratch::Slot{}); }
   // Adds row (coefficients `c` relative to slot `i`) = `fp`. False if it
   // contradicts the rows already added.
   bool Add(uint64_t i, uint64_t c, uint32_t fp) {
+    RibbonScratch::Slot* slots = s_->slots.data();
     while (c != 0) {
       const int tz = __builtin_ctzll(c);
       i += tz;
       c >>= tz;
-      Slot& s = slot_[i];
+      RibbonScratch::Slot& s = slots[i];
       if (s.coeff == 0) {
         s.coeff = c;
         s.rhs = fp;
@@ -169,20 +172,14 @@ class RibbonSystem {
   // Value of column j at slot i given the window w of the slots after i
   // (bit t = slot i + t, bit 0 clear).
   uint32_t Solve(uint64_t i, uint64_t w, uint32_t j) const {
-    return ((slot_[i].rhs >> j) & 1) ^ (Parity64(slot_[i].coeff & w) ? 1 : 0);
+    const RibbonScratch::Slot& s = s_->slots[i];
+    return ((s.rhs >> j) & 1) ^ (Parity64(s.coeff & w) ? 1 : 0);
   }
-  bool Free(uint64_t i) const { return slot_[i].coeff == 0; }
-
-  // Scratch of BuildBanded, kept across attempts.
-  std::vector<uint64_t> sorted;
-  std::vector<uint64_t> counts;
+  bool Free(uint64_t i) const { return s_->slots[i].coeff == 0; }
+  RibbonScratch& scratch() { return *s_; }
 
  private:
-  struct Slot {
-    uint64_t coeff = 0;
-    uint32_t rhs = 0;
-  };
-  std::vector<Slot> slot_;
+  RibbonScratch* s_;
 };
 
 uint32_t LowBits(uint32_t cols) {
@@ -222,13 +219,13 @@ bool BuildBanded(const std::vector<uint64_t>& hashes, const RibbonBanded& g,
   // of missing the cache once or more per row (measured: 3x faster at 1M
   // keys). Any order gives the same solvability.
   const uint64_t starting_blocks = g.num_blocks - 1;
-  std::vector<uint64_t>& counts = sys->counts;
+  std::vector<uint64_t>& counts = sys->scratch().counts;
   counts.assign(starting_blocks + 1, 0);
   for (uint64_t h : hashes) {
     counts[g.Start(RibbonHash(h, g.salt)) / kRibbonBlockSlots + 1]++;
   }
   for (uint64_t b = 1; b <= starting_blocks; b++) counts[b] += counts[b - 1];
-  std::vector<uint64_t>& sorted = sys->sorted;
+  std::vector<uint64_t>& sorted = sys->scratch().sorted;
   sorted.resize(hashes.size());
   for (uint64_t h : hashes) {
     sorted[counts[g.Start(RibbonHash(h, g.salt)) / kRibbonBlockSlots]++] = h;
@@ -285,7 +282,7 @@ void AppendRibbonTrailer(const FilterSpec& spec, uint64_t payload, bool dense,
 void AppendRibbonFilter(const FilterSpec& spec,
                         const std::vector<uint64_t>& hashes, std::string* dst,
                         const RibbonBuildOptions& options,
-                        RibbonBuildStats* stats) {
+                        RibbonBuildStats* stats, RibbonScratch* scratch) {
   RibbonBuildStats local;
   if (stats == nullptr) stats = &local;
   *stats = RibbonBuildStats();
@@ -309,7 +306,8 @@ void AppendRibbonFilter(const FilterSpec& spec,
     const int salts = rp.dense ? std::clamp(options.dense_salts, 0, 256)
                                : std::clamp(options.salts_per_size, 0, 256);
     const int growths = rp.dense ? 0 : std::clamp(options.growths, 0, 8);
-    RibbonSystem sys;
+    RibbonScratch local_scratch;
+    RibbonSystem sys(scratch != nullptr ? scratch : &local_scratch);
     for (int growth = 0; growth <= growths; growth++) {
       for (int s = 0; s < salts; s++) {
         const uint32_t salt = static_cast<uint32_t>((growth * salts + s) & 255);
@@ -371,9 +369,12 @@ class RibbonBuilder final : public HashListBuilder {
   explicit RibbonBuilder(const FilterSpec& spec) : HashListBuilder(spec) {}
 
   void Finish(std::string* dst) override {
-    AppendRibbonFilter(spec(), hashes_, dst);
+    AppendRibbonFilter(spec(), hashes_, dst, {}, nullptr, &scratch_);
     hashes_.clear();
   }
+
+ private:
+  RibbonScratch scratch_;
 };
 
 }  // namespace

@@ -56,13 +56,26 @@ struct RibbonBuildOptions {
   int dense_salts = 64;    // dense: salts tried (a square system: ~0.29 each)
 };
 
+// Memory of a construction, kept by a builder across filters so that a
+// builder reused for small filters (LevelDB) allocates nothing per filter.
+struct RibbonScratch {
+  struct Slot {
+    uint64_t coeff = 0;  // pivot row, relative to the slot (0: free slot)
+    uint32_t rhs = 0;    // its fingerprint bits
+  };
+  std::vector<Slot> slots;
+  std::vector<uint64_t> sorted;  // hashes by start block
+  std::vector<uint64_t> counts;  // per start block
+};
+
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
 // system is solvable within `options`, appends a Bloom filter of no more
 // payload bytes instead.
 void AppendRibbonFilter(const FilterSpec& spec,
                         const std::vector<uint64_t>& hashes, std::string* dst,
                         const RibbonBuildOptions& options = {},
-                        RibbonBuildStats* stats = nullptr);
+                        RibbonBuildStats* stats = nullptr,
+                        RibbonScratch* scratch = nullptr);
 
 std::unique_ptr<FilterBuilder> NewRibbonBuilder(const FilterSpec& spec);
 
