@@ -164,7 +164,68 @@ void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
   }
 }
 
+// FPR at equal filter bytes: RocksDB's Ribbon built for about `bits` bits
+// per key (its argument is the Bloom-equivalent bits; 10 gives ~7.1 real
+// bits), then sstfilter ribbon given exactly RocksDB's bytes, both queried
+// with the same 10^6 absent keys. Counters: rocksdb_bits (RocksDB Ribbon's
+// bytes * 8 / n), rocksdb_fp_pct, ribbon_fp_pct, fpr_ratio (ours / theirs).
+void BM_FprAtRibbonBytes(benchmark::State& state, double bits, uint64_t n) {
+  const bench::KeySet& keys = bench::PresentKeys(n);
+  const bench::KeySet& absent = bench::AbsentKeys();
+  auto fp_pct = [&](const rocksdb::FilterPolicy& policy, rocksdb::Slice f) {
+    std::unique_ptr<rocksdb::FilterBitsReader> r(policy.GetFilterBitsReader(f));
+    uint64_t m = 0;
+    for (size_t i = 0; i < absent.size(); i++)
+      m += r->MayMatch(rocksdb::Slice(absent[i].data(), absent[i].size()));
+    return 100.0 * m / absent.size();
+  };
+  auto build = [&](const rocksdb::FilterPolicy& policy, Built* out) {
+    static const rocksdb::BlockBasedTableOptions table_options;
+    rocksdb::FilterBuildingContext ctx(table_options);
+    std::unique_ptr<rocksdb::FilterBitsBuilder> b(
+        policy.GetBuilderWithContext(ctx));
+    for (uint64_t i = 0; i < n; i++)
+      b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
+    out->filter = b->Finish(&out->buf);
+  };
+  for (auto _ : state) {
+    std::unique_ptr<const rocksdb::FilterPolicy> theirs(
+        rocksdb::NewRibbonFilterPolicy(bits * 10 / 7.1));
+    Built t;
+    build(*theirs, &t);
+    // Ours gets the same bytes: its payload budget plus a trailer of ~12
+    // bytes.
+    const double our_bits = (8.0 * t.filter.size() - 96) / n;
+    std::shared_ptr<const rocksdb::FilterPolicy> ours;
+    if (!NewRocksDBFilterPolicy("ribbon:" + std::to_string(our_bits), &ours)
+             .ok()) {
+      state.SkipWithError("bad spec");
+      return;
+    }
+    Built o;
+    build(*ours, &o);
+    if (o.filter.size() > t.filter.size()) state.SkipWithError("more bytes");
+    const double theirs_fp = fp_pct(*theirs, t.filter);
+    const double ours_fp = fp_pct(*ours, o.filter);
+    state.counters["rocksdb_bits"] = 8.0 * t.filter.size() / n;
+    state.counters["ribbon_bits"] = 8.0 * o.filter.size() / n;
+    state.counters["rocksdb_fp_pct"] = theirs_fp;
+    state.counters["ribbon_fp_pct"] = ours_fp;
+    state.counters["fpr_ratio"] = ours_fp / theirs_fp;
+  }
+}
+
 void RegisterAll() {
+  for (uint64_t n : kSizes) {
+    for (double bits : {6, 8, 10, 12, 16}) {
+      const std::string name =
+          "FprAtRibbonBytes/bits:" + std::to_string(static_cast<int>(bits)) +
+          "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(name.c_str(), BM_FprAtRibbonBytes, bits, n)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   for (const Candidate& c : Candidates()) {
     for (uint64_t n : kSizes) {
       const std::string suffix = "/" + c.name + "/" + std::to_string(n);

@@ -112,12 +112,22 @@ struct RibbonBanded {
     const uint64_t row = key.row | 1;
     const uint64_t lo = BlockWord(b), hi = lo + Columns(b);
     const uint32_t cols = Columns(b);
-    for (uint32_t j = 0; j < cols; j++) {
-      // Slots start .. start + 63 of column j; (x << 1) << (63 - off) is
-      // x << (64 - off), and 0 for off = 0.
+    // Slots start .. start + 63 of column j; (x << 1) << (63 - off) is
+    // x << (64 - off), and 0 for off = 0.
+    auto bit = [&](uint32_t j) -> uint32_t {
       const uint64_t seg =
           (Word(lo + j) >> off) | ((Word(hi + j) << 1) << (63 - off));
-      if (Parity64(seg & row) != ((key.fp >> j) & 1)) return false;
+      return Parity64(seg & row) ? 1 : 0;
+    };
+    // The first two columns without a branch between them: an absent key
+    // fails them with probability 3/4 and pays one branch, where a branch
+    // per column mispredicts about once per query (docs/BENCHMARKS.md).
+    const uint32_t first = cols < 2 ? cols : 2;
+    uint32_t got = 0;
+    for (uint32_t j = 0; j < first; j++) got |= bit(j) << j;
+    if (got != (key.fp & ((1u << first) - 1))) return false;
+    for (uint32_t j = first; j < cols; j++) {
+      if (bit(j) != ((key.fp >> j) & 1)) return false;
     }
     return true;
   }
