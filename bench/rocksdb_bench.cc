@@ -28,6 +28,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -193,9 +194,10 @@ void BM_FprAtRibbonBytes(benchmark::State& state, double bits, uint64_t n) {
         rocksdb::NewRibbonFilterPolicy(bits * 10 / 7.1));
     Built t;
     build(*theirs, &t);
-    // Ours gets the same bytes: its payload budget plus a trailer of ~12
-    // bytes.
-    const double our_bits = (8.0 * t.filter.size() - 96) / n;
+    // Ours gets no more bytes: its payload budget plus a trailer of at
+    // most 16 bytes, rounded down to the 6 decimals of the spec string.
+    const double our_bits =
+        std::floor((8.0 * t.filter.size() - 128) / n * 1e6) / 1e6;
     std::shared_ptr<const rocksdb::FilterPolicy> ours;
     if (!NewRocksDBFilterPolicy("ribbon:" + std::to_string(our_bits), &ours)
              .ok()) {

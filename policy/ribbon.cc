@@ -92,13 +92,18 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
     // Dense: r = floor(b) columns, as many slots as the budget buys (spare
-    // slots make the system solvable more often), at most 64.
+    // slots make the system solvable more often), at most 64, and then as
+    // many as the payload's whole bytes hold: the padding bits become
+    // slots, and m = min(64, floor(8 payload_size / r)) follows from the
+    // payload size and r (a compact trailer need not store it).
     const uint64_t r = std::min<uint64_t>(budget / n, kRibbonMaxColumns);
     if (r >= 1) {
       rp.dense = true;
       rp.r = static_cast<uint32_t>(r);
-      rp.slots = std::min<uint64_t>(budget / r, kRibbonMaxDenseSlots);
-      plan.payload_bytes = (rp.slots * r + 7) / 8;
+      const uint64_t m = std::min<uint64_t>(budget / r, kRibbonMaxDenseSlots);
+      plan.payload_bytes = (m * r + 7) / 8;
+      rp.slots =
+          std::min<uint64_t>(plan.payload_bytes * 8 / r, kRibbonMaxDenseSlots);
       p.fingerprint_bits = rp.r;
       p.expected_fpr = std::ldexp(1.0, -rp.r);
       return rp;
