@@ -104,7 +104,6 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
       plan.payload_bytes = (m * r + 7) / 8;
       rp.slots =
           std::min<uint64_t>(plan.payload_bytes * 8 / r, kRibbonMaxDenseSlots);
-      p.fingerprint_bits = rp.r;
       p.expected_fpr = std::ldexp(1.0, -rp.r);
       return rp;
     }
@@ -122,7 +121,6 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
       rp.r = static_cast<uint32_t>(r);
       rp.k = k;
       plan.payload_bytes = 8 * (blocks * r + k);
-      p.fingerprint_bits = rp.r;
       p.expected_fpr = BandedFpr(blocks, rp.r, k);
       // Below a few hundred keys the first and last blocks, half loaded,
       // weigh more than a standard Bloom filter's inaccuracy: write the
