@@ -74,7 +74,7 @@ std::vector<Policy> MakePolicies() {
       {"leveldb_bloom:10", std::unique_ptr<const leveldb::FilterPolicy>(
                                leveldb::NewBloomFilterPolicy(10))});
   for (const char* spec : kSpecs) {
-    Policy p{std::string("sstfilter.") + spec, nullptr};
+    Policy p{std::string(kPolicyPrefix) + spec, nullptr};
     leveldb::Status s = NewLevelDBFilterPolicy(spec, &p.policy);
     if (!s.ok()) {
       std::fprintf(stderr, "leveldb_bench: skipping %s: %s\n", spec,

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "policy/bloom_builder.h"
 #include "policy/bloom_impl.h"
-#include "policy/builders.h"
 #include "policy/format.h"
 
 namespace sstfilter {
@@ -91,9 +91,8 @@ void AppendBloomFamilyFilter(const FilterSpec& spec,
   uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
   // Each insertion writes to random places; in a filter larger than the
   // caches each is a cache miss. Prefetching the places of the key kAhead
-  // positions later overlaps those misses (measured, 10M keys at 10
-  // bits/key, page-fault costs excluded: blocked Bloom 50 -> 13 ns/key,
-  // standard Bloom 57 -> 15; at 1M keys 13 -> 11 and 14.5 -> 14).
+  // positions later overlaps those misses (docs/BENCHMARKS.md, "Changes to
+  // the core").
   constexpr size_t kAhead = 16;
   const size_t n = hashes.size();
   if (p.kind == FilterKind::kBlockedBloom) {

@@ -2,7 +2,8 @@
 
 #include <limits>
 
-#include "policy/builders.h"
+#include "policy/bloom_builder.h"
+#include "policy/cuckoo_builder.h"
 #include "policy/format.h"
 #include "policy/ribbon.h"
 #include "sstfilter/filter.h"

@@ -48,8 +48,8 @@ struct CountingBloomImpl {
                                                uint64_t num_counters,
                                                int num_probes,
                                                Prefetcher prefetch) {
-    StandardProbes probes(h, num_counters);
-    for (int i = 0; i < num_probes; i++) prefetch(data + (probes.Next() >> 1));
+    StandardBloomImpl::PrefetchCells<4>(h, data, num_counters, num_probes,
+                                        prefetch);
   }
   // Adds 1 to every probed counter below 15.
   static void Insert(uint64_t h, uint8_t* data, uint64_t num_counters,

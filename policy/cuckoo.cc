@@ -15,7 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/builders.h"
+#include "policy/bloom_builder.h"
+#include "policy/cuckoo_builder.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/params.h"
@@ -23,12 +24,6 @@
 namespace sstfilter {
 namespace internal {
 namespace {
-
-// Buckets for n keys at load kCuckooLoad = 0.95: ceil(n / 3.8) = ceil(5n/19),
-// in integers so that FilterSize is exact for every n.
-uint64_t CuckooBucketsFor(uint64_t n) {
-  return std::max<uint64_t>(1, n / 19 * 5 + ((n % 19) * 5 + 18) / 19);
-}
 
 size_t TotalSize(FilterKind kind, uint64_t payload, uint64_t seed,
                  size_t params_size) {
@@ -49,6 +44,40 @@ FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
   s.bits_per_key = (8.0 * static_cast<double>(bytes) - 0.5) / n;
   s.seed = seed;
   return s;
+}
+
+// Inserts every hash into the zeroed table of `buckets` buckets (and
+// kCuckooSlack bytes of slack) at `data`, with `salt`; false as soon as
+// one insertion runs out of kicks.
+bool FillTable(const std::vector<uint64_t>& hashes, int f, uint64_t buckets,
+               uint32_t salt, int max_kicks, std::vector<CuckooMove>* moves,
+               uint8_t* data) {
+  uint64_t rng = Mix64(hashes.size() ^ (uint64_t{salt} << 56));
+  return WithTagBits(f, [&](auto F) {
+    CuckooTable<F()> table(data, buckets, moves);
+    return InBatches(
+        hashes.size(),
+        [&](size_t i) {
+          const CuckooLoc loc = table.Locate(hashes[i], salt);
+          table.Prefetch(loc);
+          return loc;
+        },
+        [&](size_t, const CuckooLoc& loc) {
+          return table.Insert(loc, /*skip_present=*/true, max_kicks, &rng);
+        });
+  });
+}
+
+void AppendCuckooTrailer(uint64_t payload, uint64_t seed, int f, uint32_t salt,
+                         std::string* dst) {
+  Trailer t;
+  t.kind = FilterKind::kCuckoo;
+  t.payload_size = payload;
+  t.seed = seed;
+  t.params[0] = static_cast<uint8_t>(f);
+  t.params[1] = static_cast<uint8_t>(salt);
+  t.params_size = 2;
+  AppendTrailer(t, dst);
 }
 
 }  // namespace
@@ -75,12 +104,10 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
 
   // Small filters: bucket rounding and the trailer weigh more, and a
   // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
-  // Bloom sizes from just under the optimum (ln(1/p) / ln(2)^2 bits per key)
-  // up to the cuckoo's own size.
+  // Bloom sizes from just under the optimum up to the cuckoo's own size.
   const size_t cuckoo_total = TotalSize(FilterKind::kCuckoo, plan.payload_bytes,
                                         spec.seed, plan.kind_params_size);
-  const double ln2 = std::log(2.0);
-  const double optimum = n * -std::log(p.expected_fpr) / (ln2 * ln2) / 8;
+  const double optimum = n * StandardBloomOptimumBits(p.expected_fpr) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   for (; bytes <= plan.payload_bytes + 1; bytes++) {
     if (TotalSize(FilterKind::kBloom, bytes, spec.seed, 1) > cuckoo_total)
@@ -136,39 +163,12 @@ void AppendCuckooFilter(const FilterSpec& spec,
       dst->resize(start);
       dst->resize(start + payload + kCuckooSlack);  // zero-filled
       uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-      uint64_t rng = Mix64(n ^ (uint64_t{salt} << 56));
-      const bool ok = WithTagBits(f, [&](auto F) {
-        CuckooTable<F()> table(data, buckets, &moves);
-        // Batches: locate and prefetch both buckets of 32 hashes, then
-        // insert them, so the cache misses of a batch overlap.
-        constexpr size_t kBatch = 32;
-        CuckooLoc locs[kBatch];
-        for (uint64_t i = 0; i < n; i += kBatch) {
-          const size_t m =
-              static_cast<size_t>(std::min<uint64_t>(kBatch, n - i));
-          for (size_t j = 0; j < m; j++) {
-            locs[j] = table.Locate(hashes[i + j], salt);
-            table.Prefetch(locs[j]);
-          }
-          for (size_t j = 0; j < m; j++) {
-            if (!table.Insert(locs[j], /*skip_present=*/true, options.max_kicks,
-                              &rng)) {
-              return false;
-            }
-          }
-        }
-        return true;
-      });
-      if (!ok) continue;
+      if (!FillTable(hashes, f, buckets, salt, options.max_kicks, &moves,
+                     data)) {
+        continue;
+      }
       dst->resize(start + payload);  // drop the slack (still zero)
-      Trailer t;
-      t.kind = FilterKind::kCuckoo;
-      t.payload_size = payload;
-      t.seed = spec.seed;
-      t.params[0] = static_cast<uint8_t>(f);
-      t.params[1] = static_cast<uint8_t>(salt);
-      t.params_size = 2;
-      AppendTrailer(t, dst);
+      AppendCuckooTrailer(payload, spec.seed, f, salt, dst);
       stats->kind = FilterKind::kCuckoo;
       stats->num_buckets = buckets;
       return;

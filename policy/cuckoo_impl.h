@@ -49,6 +49,18 @@ namespace internal {
 inline constexpr int kCuckooSlots = 4;
 inline constexpr int kCuckooMinTagBits = 4;
 inline constexpr int kCuckooMaxTagBits = 32;
+// The load factor (keys / slots) static and dynamic cuckoo filters are
+// sized for, and the kicks an insertion's random walk may make.
+inline constexpr double kCuckooLoad = 0.95;
+inline constexpr int kCuckooMaxKicks = 500;
+
+// Buckets for n keys at load kCuckooLoad: ceil(n / 3.8) = ceil(5n / 19), in
+// integers so that sizes are exact for every n (at least one bucket).
+inline uint64_t CuckooBucketsFor(uint64_t n) {
+  static_assert(kCuckooSlots * kCuckooLoad == 3.8, "5/19 is 1 / (4 * 0.95)");
+  const uint64_t buckets = n / 19 * 5 + ((n % 19) * 5 + 18) / 19;
+  return buckets == 0 ? 1 : buckets;
+}
 
 using Uint128 = unsigned __int128;
 
@@ -220,8 +232,8 @@ struct CuckooBucket {
   }
   // Prefetches both buckets: the line of each bucket's first byte, and the
   // next line only for a bucket that straddles two (~8% of them for f =
-  // 12). Measured at 10^7 keys: an unconditional second prefetch per bucket
-  // doubles the batched query's time.
+  // 12): an unconditional second prefetch per bucket costs more than it
+  // saves (docs/BENCHMARKS.md, "Cuckoo and mutable filters").
   // Always inlined, like PrefetchRead (primitives.h says why). `prefetch`
   // is PrefetchForRead but in tests, which record the addresses.
   template <typename Prefetcher = PrefetchForRead>
@@ -288,26 +300,25 @@ inline bool CuckooMayMatch(uint64_t h, const uint8_t* data, uint64_t size,
     return B::MayMatch(B::Locate(h, num_buckets, salt), data, size);
   });
 }
-// The batched query: locates and prefetches up to kBatch hashes at a time,
-// then tests them.
+// The batched query (InBatches): locates and prefetches both buckets of
+// every hash of a round, then tests them.
 inline void CuckooMayMatchBatch(size_t n, const uint64_t* hashes,
                                 const uint8_t* data, uint64_t size,
                                 uint64_t num_buckets, int f, uint32_t salt,
                                 bool* results) {
   WithTagBits(f, [&](auto F) {
     using B = CuckooBucket<F()>;
-    constexpr size_t kBatch = 32;
-    CuckooLoc locs[kBatch];
-    for (size_t i = 0; i < n; i += kBatch) {
-      const size_t m = n - i < kBatch ? n - i : kBatch;
-      for (size_t j = 0; j < m; j++) {
-        locs[j] = B::Locate(hashes[i + j], num_buckets, salt);
-        B::Prefetch(locs[j], data);
-      }
-      for (size_t j = 0; j < m; j++) {
-        results[i + j] = B::MayMatch(locs[j], data, size);
-      }
-    }
+    InBatches(
+        n,
+        [&](size_t i) {
+          const CuckooLoc loc = B::Locate(hashes[i], num_buckets, salt);
+          B::Prefetch(loc, data);
+          return loc;
+        },
+        [&](size_t i, const CuckooLoc& loc) {
+          results[i] = B::MayMatch(loc, data, size);
+          return true;
+        });
   });
 }
 

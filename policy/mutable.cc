@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "policy/bloom_builder.h"
 #include "policy/counting_bloom_impl.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
@@ -28,10 +29,6 @@ namespace {
 
 // Largest table either filter allocates: 64 GiB.
 constexpr uint64_t kMaxTableBytes = uint64_t{1} << 36;
-// Kicks an insert may make before the dynamic cuckoo filter reports full.
-constexpr int kMaxKicks = 500;
-// Load the dynamic cuckoo filter is sized for.
-constexpr double kSizingLoad = 0.95;
 
 Status CheckCommon(const MutableFilterOptions& o, const char* what) {
   if (o.capacity == 0) {
@@ -126,23 +123,22 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
   } else {
     f = internal::kCuckooMinTagBits;
     while (f < internal::kCuckooMaxTagBits &&
-           CuckooFpr(f, kSizingLoad) > options.target_fpr) {
+           CuckooFpr(f, internal::kCuckooLoad) > options.target_fpr) {
       f++;
     }
-    if (CuckooFpr(f, kSizingLoad) > options.target_fpr) {
+    if (CuckooFpr(f, internal::kCuckooLoad) > options.target_fpr) {
       return Status::InvalidArgument(std::string(what) + ": target_fpr " +
                                      std::to_string(options.target_fpr) +
                                      " needs more than 32 fingerprint bits");
     }
   }
-  const double buckets = std::ceil(static_cast<double>(options.capacity) /
-                                   (internal::kCuckooSlots * kSizingLoad));
-  const double bytes = buckets * f / 2;
+  const uint64_t buckets = internal::CuckooBucketsFor(options.capacity);
+  const double bytes = static_cast<double>(buckets) * f / 2;
   if (bytes > static_cast<double>(kMaxTableBytes)) {
     return TooLarge(what, options.capacity, bytes);
   }
   DynamicCuckooFilter filter;
-  filter.num_buckets_ = static_cast<uint64_t>(buckets);
+  filter.num_buckets_ = buckets;
   filter.f_ = f;
   filter.seed_ = options.seed;
   filter.rng_ = internal::Mix64(options.seed ^ options.capacity);
@@ -157,7 +153,7 @@ bool DynamicCuckooFilter::InsertHash(uint64_t hash) {
   const bool ok = WithTagBits(f_, [&](auto F) {
     CuckooTable<F()> table(table_.data(), num_buckets_, &moves_);
     return table.Insert(table.Locate(hash, 0), /*skip_present=*/false,
-                        kMaxKicks, &rng_);
+                        internal::kCuckooMaxKicks, &rng_);
   });
   if (!ok) return false;
   size_++;
@@ -244,11 +240,12 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
     }
   } else {
     // The smallest counters-per-key, in steps of 1/64, whose standard Bloom
-    // FPR reaches the target; start just below the optimum ln(1/p)/ln(2)^2.
-    const double ln2 = std::log(2.0);
+    // FPR reaches the target, starting just below the optimum.
     per_key = std::max(
         1.0,
-        std::floor(-std::log(options.target_fpr) / (ln2 * ln2) * 64 - 64) / 64);
+        std::floor(internal::StandardBloomOptimumBits(options.target_fpr) * 64 -
+                   64) /
+            64);
     while (per_key <= 64 &&
            StandardBloomFpr(per_key, StandardBloomProbes(per_key)) >
                options.target_fpr) {

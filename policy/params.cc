@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "policy/builders.h"
+#include "policy/plan.h"
 
 namespace sstfilter {
 

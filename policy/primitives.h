@@ -7,6 +7,7 @@
 #ifndef SSTFILTER_POLICY_PRIMITIVES_H_
 #define SSTFILTER_POLICY_PRIMITIVES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -49,6 +50,29 @@ struct PrefetchForWrite {
     PrefetchWrite(p);
   }
 };
+
+// Items per round of a batched query or build: enough to overlap many
+// cache misses, few enough for the stack.
+inline constexpr size_t kPrefetchBatch = 32;
+
+// The batched loop, written once. Runs items [0, n) in rounds of up to
+// kPrefetchBatch: first locate(i) for every item of a round, which returns
+// where item i lives and prefetches it, then visit(i, location) for each,
+// so that the cache misses of a round overlap. Stops and returns false as
+// soon as visit returns false.
+template <typename Locate, typename Visit>
+SSTFILTER_ALWAYS_INLINE bool InBatches(size_t n, Locate&& locate,
+                                       Visit&& visit) {
+  decltype(locate(size_t{0})) locations[kPrefetchBatch];
+  for (size_t i = 0; i < n; i += kPrefetchBatch) {
+    const size_t m = n - i < kPrefetchBatch ? n - i : kPrefetchBatch;
+    for (size_t j = 0; j < m; j++) locations[j] = locate(i + j);
+    for (size_t j = 0; j < m; j++) {
+      if (!visit(i + j, locations[j])) return false;
+    }
+  }
+  return true;
+}
 
 // Little-endian 64-bit words at any alignment, whatever the host's order.
 inline uint64_t DecodeFixed64(const uint8_t* p) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "policy/bloom_builder.h"
 #include "policy/format.h"
 #include "policy/ribbon_impl.h"
 #include "sstfilter/params.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/builders.h"
+#include "policy/plan.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
 

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <system_error>
 
+#include "policy/cuckoo_impl.h"
+
 namespace sstfilter {
 namespace {
 
@@ -24,7 +26,8 @@ constexpr KindInfo kKinds[] = {
     {FilterKind::kEmpty, "empty", 0, 0},
     {FilterKind::kBloom, "bloom", 1, 64},
     {FilterKind::kBlockedBloom, "blocked_bloom", 1, 64},
-    {FilterKind::kCuckoo, "cuckoo", 5, 34},
+    {FilterKind::kCuckoo, "cuckoo", internal::kCuckooMinTagBits,
+     internal::kCuckooMaxTagBits},
     {FilterKind::kCountingBloom, "counting_bloom", 0, 0},
     {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0},
     {FilterKind::kRibbon, "ribbon", 2, 32},
@@ -91,7 +94,7 @@ Status FilterSpec::Validate() const {
 
 Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   std::string_view rest = text;
-  constexpr std::string_view kPrefix = "sstfilter.";
+  constexpr std::string_view kPrefix = kPolicyPrefix;
   if (rest.substr(0, kPrefix.size()) == kPrefix)
     rest.remove_prefix(kPrefix.size());
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/builders.h"
+#include "policy/cuckoo_builder.h"
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/filter.h"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sstfilter/filter.h"
+#include "sstfilter/params.h"
 
 namespace sstfilter {
 namespace {
@@ -111,6 +112,39 @@ TEST(SpecTest, ValidateAndBuilderRejectHandMadeSpecs) {
   EXPECT_FALSE(spec.Validate().ok());
   spec.kind = FilterKind::kEmpty;
   EXPECT_FALSE(NewFilterBuilder(spec, &b).ok());
+}
+
+// The cuckoo range is the fingerprint widths the code can build, [4, 32]
+// bits: both ends parse, build and read back; just outside them is refused.
+TEST(SpecTest, CuckooBitsPerKeyEdges) {
+  EXPECT_EQ(MinBitsPerKey(FilterKind::kCuckoo), 4);
+  EXPECT_EQ(MaxBitsPerKey(FilterKind::kCuckoo), 32);
+  for (const char* text : {"cuckoo:4", "cuckoo:32"}) {
+    FilterSpec spec;
+    ASSERT_TRUE(ParseFilterSpec(text, &spec).ok()) << text;
+    FilterParams p;
+    ASSERT_TRUE(ParamsForSpec(spec, 5000, &p).ok()) << text;
+    EXPECT_EQ(p.kind, FilterKind::kCuckoo) << text;
+    EXPECT_EQ(p.fingerprint_bits, static_cast<int>(spec.bits_per_key));
+    std::unique_ptr<FilterBuilder> b;
+    ASSERT_TRUE(NewFilterBuilder(spec, &b).ok()) << text;
+    for (int i = 0; i < 5000; i++) b->AddKey("key" + std::to_string(i));
+    std::string bytes;
+    b->Finish(&bytes);
+    EXPECT_EQ(bytes.size(), p.filter_bytes) << text;
+    const FilterReader r = FilterReader::Open(bytes);
+    EXPECT_EQ(r.kind(), FilterKind::kCuckoo) << text;
+    for (int i = 0; i < 5000; i++) {
+      ASSERT_TRUE(r.MayMatch("key" + std::to_string(i))) << text << " " << i;
+    }
+  }
+  for (const char* text : {"cuckoo:3.99", "cuckoo:32.01", "cuckoo:34"}) {
+    FilterSpec spec;
+    const Status s = ParseFilterSpec(text, &spec);
+    EXPECT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.message().find("within [4, 32]"), std::string::npos)
+        << s.message();
+  }
 }
 
 TEST(SpecTest, KindNames) {

@@ -29,11 +29,8 @@ namespace sstfilter {
 namespace tool {
 namespace {
 
-constexpr std::string_view kPolicyPrefix = "sstfilter.";
-
 bool IsSstfilterPolicy(const std::string& name) {
-  return name == kFamilyName ||
-         name.compare(0, kPolicyPrefix.size(), kPolicyPrefix) == 0;
+  return name == kFamilyName || name.rfind(kPolicyPrefix, 0) == 0;
 }
 
 // Prints one file's report; false if it cannot be read as an SST.

@@ -6,9 +6,11 @@
 //   bytes      --FilterReader::Open--> FilterReader: MayMatch*
 //
 //   sstfilter::FilterSpec spec;
-//   sstfilter::Status s = sstfilter::ParseFilterSpec("blocked_bloom:10",
-//   &spec); std::unique_ptr<sstfilter::FilterBuilder> builder; if (s.ok()) s =
-//   sstfilter::NewFilterBuilder(spec, &builder); builder->AddKey("apple");
+//   sstfilter::Status s =
+//       sstfilter::ParseFilterSpec("blocked_bloom:10", &spec);
+//   std::unique_ptr<sstfilter::FilterBuilder> builder;
+//   if (s.ok()) s = sstfilter::NewFilterBuilder(spec, &builder);
+//   builder->AddKey("apple");
 //   builder->AddKey("banana");
 //   std::string bytes;
 //   builder->Finish(&bytes);                 // appends; builder is empty again
@@ -35,6 +37,10 @@
 #include "sstfilter/status.h"
 
 namespace sstfilter {
+
+namespace internal {
+struct Trailer;  // policy/format.h
+}  // namespace internal
 
 // The name of the sstfilter format family, for engines that store a filter
 // under its policy's name (RocksDB's CompatibilityName(), LevelDB's Name()).
@@ -128,27 +134,57 @@ class FilterReader {
     kNeverMatch,
     kBloom,
     kBlockedBloom,
-    kCuckoo,
+    kCuckoo,  // static and dynamic cuckoo: one payload layout
     kCountingBloom,
-    kDynamicCuckoo,
     kRibbonBanded,
     kRibbonDense,
   };
+  // The parameters of each kind, decoded by Open from the trailer
+  // (docs/FORMAT.md); mode_ says which one is set.
+  struct Bloom {
+    uint64_t num_bits;
+    int num_probes;
+  };
+  struct BlockedBloom {
+    uint64_t num_blocks;  // of 64 bytes
+    int num_probes;
+  };
+  struct CountingBloom {
+    uint64_t num_counters;  // of 4 bits
+    int num_probes;
+  };
+  struct Cuckoo {
+    uint64_t num_buckets;
+    int fingerprint_bits;
+    uint32_t salt;
+  };
+  struct Ribbon {
+    uint64_t size;     // banded: blocks of 64 slots; dense: slots
+    uint32_t columns;  // banded: r, of the narrow blocks
+    uint32_t salt;
+    uint64_t wide;  // banded: blocks with r + 1 columns, the last ones
+  };
+
+  // Open's decoding of one kind's trailer (policy/reader.cc): false unless
+  // its params and payload size are as that kind's writer makes them.
+  bool DecodeBloom(const internal::Trailer& t);
+  bool DecodeBlockedBloom(const internal::Trailer& t);
+  bool DecodeCountingBloom(const internal::Trailer& t);
+  bool DecodeCuckoo(const internal::Trailer& t);
+  bool DecodeRibbon(const internal::Trailer& t);
 
   Mode mode_ = Mode::kAlwaysMatch;
   FilterKind kind_ = FilterKind::kEmpty;
   const uint8_t* data_ = nullptr;  // payload
   size_t payload_size_ = 0;
   uint64_t seed_ = 0;
-  // Kind-specific, set by Open from the trailer (see policy/format.h):
-  // bloom: p1_ = bits, p2_ = probes; blocked: p1_ = blocks, p2_ = probes;
-  // cuckoo forms: p1_ = buckets, p2_ = fingerprint bits, p3_ = flags;
-  // ribbon banded: p1_ = blocks, p2_ = r, p3_ = salt, p4_ = k; ribbon dense:
-  // p1_ = slots, p2_ = columns, p3_ = salt.
-  uint64_t p1_ = 0;
-  uint32_t p2_ = 0;
-  uint32_t p3_ = 0;
-  uint64_t p4_ = 0;
+  union {
+    Bloom bloom_ = {};
+    BlockedBloom blocked_;
+    CountingBloom counting_;
+    Cuckoo cuckoo_;
+    Ribbon ribbon_;
+  };
 };
 
 }  // namespace sstfilter

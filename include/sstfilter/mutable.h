@@ -9,9 +9,10 @@
 //   options.capacity = 1000000;
 //   options.target_fpr = 0.001;
 //   sstfilter::DynamicCuckooFilter filter;
-//   sstfilter::Status s = sstfilter::DynamicCuckooFilter::Create(options,
-//   &filter); if (s.ok() && !filter.Insert("apple")) { /* full: "apple" not
-//   added */ } filter.Contains("apple");            // true
+//   sstfilter::Status s =
+//       sstfilter::DynamicCuckooFilter::Create(options, &filter);
+//   if (s.ok() && !filter.Insert("apple")) { /* full: not added */ }
+//   filter.Contains("apple");            // true
 //   filter.Erase("apple");               // true: one copy removed
 //   std::string bytes;
 //   filter.Serialize(&bytes);            // appends

@@ -47,10 +47,12 @@
 #include <memory>
 #include <string>
 
+#include "sstfilter/spec.h"
+
 namespace sstfilter {
 
-// Every registered id starts with this prefix.
-inline constexpr const char kRocksDBIdPrefix[] = "sstfilter.";
+// Every registered id starts with this prefix (sstfilter/spec.h).
+inline constexpr auto& kRocksDBIdPrefix = kPolicyPrefix;
 
 // Makes the filter policy for `spec` (sstfilter/spec.h grammar, with or
 // without the "sstfilter." prefix: "bloom:10", "sstfilter.cuckoo:12"). On

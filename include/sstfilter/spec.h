@@ -35,6 +35,10 @@ enum class FilterKind : uint8_t {
   kRibbon = 6,         // solution of a GF(2) linear system, near log2(1/FPR)
 };
 
+// The prefix of the name of every sstfilter policy an engine sees
+// ("sstfilter.bloom:10"); optional in a spec.
+inline constexpr const char kPolicyPrefix[] = "sstfilter.";
+
 // "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
 // "dynamic_cuckoo", "ribbon", or "unknown".
 const char* FilterKindName(FilterKind kind);

@@ -1,0 +1,44 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Internal: planning and building the Bloom kinds (policy/bloom.cc). The
+// hot code is in bloom_impl.h; the flow in plan.h.
+
+#ifndef SSTFILTER_POLICY_BLOOM_BUILDER_H_
+#define SSTFILTER_POLICY_BLOOM_BUILDER_H_
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy/plan.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+namespace internal {
+
+// The plan of a bloom or blocked_bloom spec: blocked Bloom from
+// kMinBlockedPayload bytes on, standard Bloom below.
+KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr);
+
+// ln(1/fpr) / ln(2)^2: the bits per key at which a standard Bloom filter
+// with the best real-valued k reaches `fpr`. No filter of fewer bits per
+// key reaches it, so searches for the smallest size start just below.
+inline double StandardBloomOptimumBits(double fpr) {
+  const double ln2 = std::log(2.0);
+  return -std::log(fpr) / (ln2 * ln2);
+}
+
+// Appends a Bloom-family filter (kind per PlanBloomFamily) for `hashes`.
+void AppendBloomFamilyFilter(const FilterSpec& spec,
+                             const std::vector<uint64_t>& hashes,
+                             std::string* dst);
+
+std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
+
+}  // namespace internal
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_POLICY_BLOOM_BUILDER_H_

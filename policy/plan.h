@@ -1,0 +1,79 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Internal: planning, the first step of every filter a builder writes.
+//
+//   FilterSpec (kind, bits per key, seed; sstfilter/spec.h)
+//     -> plan      PlanFilter: the kind actually written, its parameters and
+//                  sizes for n distinct keys (PlanBloomFamily, PlanCuckoo)
+//     -> payload   Append*Filter appends the kind's payload to the caller's
+//                  buffer (bloom_builder.h, cuckoo_builder.h; hot code in
+//                  bloom_impl.h, cuckoo_impl.h)
+//     -> trailer   AppendTrailer (format.h) appends kind, sizes and params
+//     -> FilterReader::Open (reader.cc) reads kind and params back from the
+//                  trailer and answers MayMatch from the payload.
+//
+// FilterSize, ParamsForSpec and ParamsForFpr answer from the same plan, so
+// a prediction is exactly what a builder writes.
+
+#ifndef SSTFILTER_POLICY_PLAN_H_
+#define SSTFILTER_POLICY_PLAN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sstfilter/filter.h"
+#include "sstfilter/params.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+namespace internal {
+
+// Filters whose standard-Bloom payload would be smaller than this are
+// written as standard Bloom even for blocked_bloom specs: at that size every
+// probe is in a few cache lines anyway, and the standard form is both more
+// accurate and free of the blocked form's rounding to whole 64-byte blocks
+// (LevelDB writes filters of ~36 keys, ~45 bytes). Cuckoo specs whose table
+// would be smaller may be written as standard Bloom too (PlanCuckoo).
+inline constexpr uint64_t kMinBlockedPayload = 1024;
+
+// The parameters of the filter a builder for `spec` writes for `n` distinct
+// keys: the kind actually written, payload and total sizes, and, if
+// `with_fpr`, the expected FPR (costly: builders and size queries skip it).
+// REQUIRES: spec.Validate().ok().
+FilterParams PlanFilter(const FilterSpec& spec, uint64_t n,
+                        bool with_fpr = true);
+
+// A kind's part of PlanFilter: everything but params.filter_bytes, which
+// PlanFilter adds up from the payload and the trailer.
+struct KindPlan {
+  FilterParams params;
+  uint64_t payload_bytes = 0;
+  size_t kind_params_size = 0;  // bytes of kind params in the trailer
+};
+
+// Appends a zero-key filter ("never matches") carrying `seed`.
+void AppendEmptyFilter(uint64_t seed, std::string* dst);
+
+// The builders' common part: keeps the added hashes, dropping a hash equal
+// to the one added just before it (RocksDB and LevelDB repeat keys back to
+// back), and answers FilterSize from PlanFilter.
+class HashListBuilder : public FilterBuilder {
+ public:
+  void AddHash(uint64_t hash) override {
+    if (!hashes_.empty() && hashes_.back() == hash) return;
+    hashes_.push_back(hash);
+  }
+  size_t NumEntries() const override { return hashes_.size(); }
+  size_t FilterSize(size_t num_entries) const override;
+
+ protected:
+  explicit HashListBuilder(const FilterSpec& spec) : FilterBuilder(spec) {}
+  std::vector<uint64_t> hashes_;
+};
+
+}  // namespace internal
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_POLICY_PLAN_H_
