@@ -125,7 +125,10 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
       p.expected_fpr = BandedFpr(blocks, rp.r, k);
       // Below a few hundred keys the first and last blocks, half loaded,
       // weigh more than a standard Bloom filter's inaccuracy: write the
-      // Bloom filter when it is more accurate in no more bytes.
+      // Bloom filter when it is more accurate in no more bytes. (Only small
+      // payloads, where that Bloom filter is the standard one and its FPR
+      // formula cheap: FilterSize plans often.)
+      if (plan.payload_bytes >= kMinBlockedPayload) return rp;
       const KindPlan bloom = PlanBloomFamily(
           BloomSpecWithin(plan.payload_bytes, n, spec.seed), n, true);
       if (bloom.params.kind != FilterKind::kBloom ||
