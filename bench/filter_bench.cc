@@ -28,7 +28,8 @@
 namespace sstfilter {
 namespace {
 
-const char* const kSpecs[] = {"bloom:10", "blocked_bloom:10", "cuckoo:12"};
+const char* const kSpecs[] = {"bloom:10", "blocked_bloom:10", "cuckoo:12",
+                              "ribbon:10"};
 const uint64_t kSizes[] = {10000, 1000000, 10000000};
 
 using bench::BM_Build;
@@ -70,7 +71,7 @@ void BM_Fpr(benchmark::State& state, std::string kind, double bits) {
 }  // namespace
 
 std::shared_ptr<void> bench::RegisterBenchmarks() {
-  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo"}) {
+  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo", "ribbon"}) {
     if (MakeBuilder(std::string(kind) + ":12") == nullptr) continue;
     for (double bits : {6, 8, 10, 12, 14, 16, 20}) {
       const std::string name =

@@ -8,7 +8,8 @@
 // and readers are reached through the same declarations of its internal
 // classes as our adapter's (adapters/rocksdb/rocksdb_abi.h).
 //
-// Filters: sstfilter.{bloom:10, blocked_bloom:10, cuckoo:12 (once built)},
+// Filters: sstfilter.{bloom:10, blocked_bloom:10, cuckoo:12, ribbon:10,
+// ribbon:7.1 (the memory of rocksdb.ribbon:10)},
 // rocksdb.bloom:10 (NewBloomFilterPolicy(10): FastLocalBloom, format 5) and
 // rocksdb.ribbon:10 (NewRibbonFilterPolicy(10): Standard128Ribbon).
 // Counters, as in filter_bench:
@@ -27,6 +28,7 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,7 +55,8 @@ struct Candidate {
 const std::vector<Candidate>& Candidates() {
   static const std::vector<Candidate>* all = [] {
     auto* v = new std::vector<Candidate>;
-    for (const char* spec : {"bloom:10", "blocked_bloom:10", "cuckoo:12"}) {
+    for (const char* spec : {"bloom:10", "blocked_bloom:10", "cuckoo:12",
+                             "ribbon:10", "ribbon:7.1"}) {
       std::shared_ptr<const rocksdb::FilterPolicy> p;
       // A kind the core does not build yet is left out, not faked.
       if (NewRocksDBFilterPolicy(spec, &p).ok()) {
@@ -162,9 +165,71 @@ void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
   }
 }
 
+// FPR at equal filter bytes: RocksDB's Ribbon built for about `bits` bits
+// per key (its argument is the Bloom-equivalent bits; 10 gives ~7.1 real
+// bits), then sstfilter ribbon given exactly RocksDB's bytes, both queried
+// with the same 10^6 absent keys. Counters: rocksdb_bits (RocksDB Ribbon's
+// bytes * 8 / n), rocksdb_fp_pct, ribbon_fp_pct, fpr_ratio (ours / theirs).
+void BM_FprAtRibbonBytes(benchmark::State& state, double bits, uint64_t n) {
+  const bench::KeySet& keys = bench::PresentKeys(n);
+  const bench::KeySet& absent = bench::AbsentKeys();
+  auto fp_pct = [&](const rocksdb::FilterPolicy& policy, rocksdb::Slice f) {
+    std::unique_ptr<rocksdb::FilterBitsReader> r(policy.GetFilterBitsReader(f));
+    uint64_t m = 0;
+    for (size_t i = 0; i < absent.size(); i++)
+      m += r->MayMatch(rocksdb::Slice(absent[i].data(), absent[i].size()));
+    return 100.0 * m / absent.size();
+  };
+  auto build = [&](const rocksdb::FilterPolicy& policy, Built* out) {
+    static const rocksdb::BlockBasedTableOptions table_options;
+    rocksdb::FilterBuildingContext ctx(table_options);
+    std::unique_ptr<rocksdb::FilterBitsBuilder> b(
+        policy.GetBuilderWithContext(ctx));
+    for (uint64_t i = 0; i < n; i++)
+      b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
+    out->filter = b->Finish(&out->buf);
+  };
+  for (auto _ : state) {
+    std::unique_ptr<const rocksdb::FilterPolicy> theirs(
+        rocksdb::NewRibbonFilterPolicy(bits * 10 / 7.1));
+    Built t;
+    build(*theirs, &t);
+    // Ours gets no more bytes: its payload budget plus a trailer of at
+    // most 16 bytes, rounded down to the 6 decimals of the spec string.
+    const double our_bits =
+        std::floor((8.0 * t.filter.size() - 128) / n * 1e6) / 1e6;
+    std::shared_ptr<const rocksdb::FilterPolicy> ours;
+    if (!NewRocksDBFilterPolicy("ribbon:" + std::to_string(our_bits), &ours)
+             .ok()) {
+      state.SkipWithError("bad spec");
+      return;
+    }
+    Built o;
+    build(*ours, &o);
+    if (o.filter.size() > t.filter.size()) state.SkipWithError("more bytes");
+    const double theirs_fp = fp_pct(*theirs, t.filter);
+    const double ours_fp = fp_pct(*ours, o.filter);
+    state.counters["rocksdb_bits"] = 8.0 * t.filter.size() / n;
+    state.counters["ribbon_bits"] = 8.0 * o.filter.size() / n;
+    state.counters["rocksdb_fp_pct"] = theirs_fp;
+    state.counters["ribbon_fp_pct"] = ours_fp;
+    state.counters["fpr_ratio"] = ours_fp / theirs_fp;
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<void> bench::RegisterBenchmarks() {
+  for (uint64_t n : kSizes) {
+    for (double bits : {6, 8, 10, 12, 16}) {
+      const std::string name =
+          "FprAtRibbonBytes/bits:" + std::to_string(static_cast<int>(bits)) +
+          "/" + std::to_string(n);
+      benchmark::RegisterBenchmark(name.c_str(), BM_FprAtRibbonBytes, bits, n)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   for (const Candidate& c : Candidates()) {
     for (uint64_t n : kSizes) {
       const std::string suffix = "/" + c.name + "/" + std::to_string(n);

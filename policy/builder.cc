@@ -6,6 +6,7 @@
 #include "policy/bloom_builder.h"
 #include "policy/cuckoo_builder.h"
 #include "policy/format.h"
+#include "policy/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 
@@ -55,6 +56,9 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
     case FilterKind::kCuckoo:
       plan = PlanCuckoo(spec, n);
       break;
+    case FilterKind::kRibbon:
+      plan = PlanRibbon(spec, n).plan;
+      break;
     default:
       break;  // Validate() admits no other kind
   }
@@ -86,6 +90,9 @@ Status NewFilterBuilder(const FilterSpec& spec,
       return Status::OK();
     case FilterKind::kCuckoo:
       *out = internal::NewCuckooBuilder(spec);
+      return Status::OK();
+    case FilterKind::kRibbon:
+      *out = internal::NewRibbonBuilder(spec);
       return Status::OK();
     default:
       return Status::NotSupported(std::string("no builder for filter kind ") +

@@ -83,6 +83,13 @@ inline uint64_t DecodeFixed64(const uint8_t* p) {
 #endif
   return v;
 }
+inline uint32_t DecodeFixed32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | static_cast<uint32_t>(p[1]) << 8 |
+         static_cast<uint32_t>(p[2]) << 16 | static_cast<uint32_t>(p[3]) << 24;
+}
+inline void EncodeFixed32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
 inline void EncodeFixed64(uint8_t* p, uint64_t v) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   v = __builtin_bswap64(v);

@@ -12,6 +12,8 @@
 #include "policy/cuckoo_impl.h"
 #include "policy/format.h"
 #include "policy/primitives.h"
+#include "policy/ribbon.h"
+#include "policy/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 
@@ -38,6 +40,17 @@ bool ValidProbes(const internal::Trailer& t) {
 bool ValidProbesAndCells(const internal::Trailer& t) {
   return ValidProbes(t) && t.payload_size != 0 &&
          t.payload_size <= (uint64_t{1} << 60);
+}
+
+internal::RibbonBanded Banded(const uint8_t* data, uint64_t blocks, uint32_t r,
+                              uint32_t salt, uint64_t wide) {
+  internal::RibbonBanded g;
+  g.data = data;
+  g.num_blocks = blocks;
+  g.r = r;
+  g.k = wide;
+  g.salt = salt;
+  return g;
 }
 
 }  // namespace
@@ -88,6 +101,39 @@ bool FilterReader::DecodeCuckoo(const internal::Trailer& t) {
   return true;
 }
 
+// Params: u8 form, u8 salt, then dense (form 0): u8 m, u8 r, 0, 0; banded
+// (form 1): u32le num_blocks. Layout in policy/ribbon_impl.h.
+bool FilterReader::DecodeRibbon(const internal::Trailer& t) {
+  if (t.params_size != internal::kRibbonParamsSize) return false;
+  const uint8_t* p = t.params;
+  if (p[0] == 0) {
+    // Dense: 1 <= m <= 64 slots, 1 <= r <= 32 columns, ceil(m r / 8) bytes.
+    const uint32_t m = p[2], cols = p[3];
+    if (m == 0 || m > internal::kRibbonMaxDenseSlots || cols == 0 ||
+        cols > internal::kRibbonMaxColumns || p[4] != 0 || p[5] != 0 ||
+        t.payload_size != (uint64_t{m} * cols + 7) / 8) {
+      return false;
+    }
+    mode_ = Mode::kRibbonDense;
+    ribbon_ = {m, cols, p[1], 0};
+    return true;
+  }
+  if (p[0] != 1) return false;
+  // Banded: num_blocks >= 2, whole words W = num_blocks r + k with
+  // 1 <= r <= 32 and k < num_blocks (k = 0 if r = 32).
+  const uint64_t blocks = internal::DecodeFixed32(p + 2);
+  if (blocks < 2 || t.payload_size % 8 != 0) return false;
+  const uint64_t words = t.payload_size / 8;
+  const uint64_t cols = words / blocks, wide = words % blocks;
+  if (cols == 0 || cols > internal::kRibbonMaxColumns ||
+      (cols == internal::kRibbonMaxColumns && wide != 0)) {
+    return false;
+  }
+  mode_ = Mode::kRibbonBanded;
+  ribbon_ = {blocks, static_cast<uint32_t>(cols), p[1], wide};
+  return true;
+}
+
 FilterReader FilterReader::Open(std::string_view filter) {
   internal::Trailer t;
   const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
@@ -115,6 +161,9 @@ FilterReader FilterReader::Open(std::string_view filter) {
       break;
     case FilterKind::kCountingBloom:
       ok = r.DecodeCountingBloom(t);
+      break;
+    case FilterKind::kRibbon:
+      ok = r.DecodeRibbon(t);
       break;
     default:
       break;  // a kind this version cannot read
@@ -150,6 +199,18 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
     case Mode::kCountingBloom:
       return CountingBloomImpl::MayMatch(hash, data_, counting_.num_counters,
                                          counting_.num_probes);
+    case Mode::kRibbonBanded:
+      return Banded(data_, ribbon_.size, ribbon_.columns, ribbon_.salt,
+                    ribbon_.wide)
+          .MayMatch(hash);
+    case Mode::kRibbonDense: {
+      internal::RibbonDense g;
+      g.data = data_;
+      g.m = static_cast<uint32_t>(ribbon_.size);
+      g.r = ribbon_.columns;
+      g.salt = ribbon_.salt;
+      return g.MayMatch(hash);
+    }
     default:
       return true;
   }
@@ -209,6 +270,18 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
                                                         counting_.num_probes));
           });
       return;
+    case Mode::kRibbonBanded: {
+      const internal::RibbonBanded g = Banded(
+          data_, ribbon_.size, ribbon_.columns, ribbon_.salt, ribbon_.wide);
+      InBatches(
+          n,
+          [&](size_t i) {
+            g.Prefetch(hashes[i]);
+            return hashes[i];
+          },
+          [&](size_t i, uint64_t hash) { return store(i, g.MayMatch(hash)); });
+      return;
+    }
     case Mode::kCuckoo:
       internal::CuckooMayMatchBatch(
           n, hashes, data_, payload_size_, cuckoo_.num_buckets,

@@ -20,7 +20,8 @@ struct KindInfo {
 
 // bits_per_key ranges: below 1 bit a Bloom filter is mostly ones; above 64
 // (FPR ~1e-13 for Bloom) nothing is gained. Cuckoo needs a fingerprint of at
-// least 4 bits, and no more than 32.
+// least 4 bits, and no more than 32. Ribbon checks at most 32 fingerprint
+// bits, and needs ~1.1 bits per key for one.
 constexpr KindInfo kKinds[] = {
     {FilterKind::kEmpty, "empty", 0, 0},
     {FilterKind::kBloom, "bloom", 1, 64},
@@ -29,6 +30,7 @@ constexpr KindInfo kKinds[] = {
      internal::kCuckooMaxTagBits},
     {FilterKind::kCountingBloom, "counting_bloom", 0, 0},
     {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0},
+    {FilterKind::kRibbon, "ribbon", 2, 32},
 };
 
 const KindInfo* FindKind(FilterKind kind) {
@@ -79,7 +81,7 @@ Status FilterSpec::Validate() const {
   if (k == nullptr || k->max_bits == 0) {
     return Status::InvalidArgument(
         std::string("filter kind \"") + FilterKindName(kind) +
-        "\" has no builder; use bloom, blocked_bloom or cuckoo");
+        "\" has no builder; use bloom, blocked_bloom, cuckoo or ribbon");
   }
   if (!(bits_per_key >= k->min_bits && bits_per_key <= k->max_bits)) {
     return Status::InvalidArgument(
@@ -110,7 +112,7 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   }
   if (kind == nullptr) {
     return Bad(text, "unknown filter kind \"" + std::string(kind_name) +
-                         "\"; expected bloom, blocked_bloom or cuckoo");
+                         "\"; expected bloom, blocked_bloom, cuckoo or ribbon");
   }
   out.kind = kind->kind;
 

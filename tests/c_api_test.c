@@ -70,6 +70,7 @@ static void TestNamesAndCodes(void) {
   CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_BLOCKED_BLOOM),
                "blocked_bloom") == 0);
   CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_CUCKOO), "cuckoo") == 0);
+  CHECK(strcmp(sstfilter_kind_name(SSTFILTER_KIND_RIBBON), "ribbon") == 0);
   CHECK(strcmp(sstfilter_kind_name(-1), "unknown") == 0);
   CHECK(strcmp(sstfilter_kind_name(200), "unknown") == 0);
   sstfilter_free(NULL);
@@ -702,6 +703,8 @@ int main(void) {
   TestMutable(SSTFILTER_KIND_DYNAMIC_CUCKOO);
   TestBuildAndRead("cuckoo:12", SSTFILTER_KIND_CUCKOO);
   TestCorruptBytes("cuckoo:12");
+  TestBuildAndRead("ribbon:9.5", SSTFILTER_KIND_RIBBON);
+  TestCorruptBytes("ribbon:9.5");
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }

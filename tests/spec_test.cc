@@ -21,6 +21,8 @@ TEST(SpecTest, ParsesGoodSpecs) {
       {"blocked_bloom:9.5", FilterKind::kBlockedBloom, 9.5, 0},
       {"sstfilter.bloom:10", FilterKind::kBloom, 10, 0},
       {"cuckoo:12", FilterKind::kCuckoo, 12, 0},
+      {"ribbon:7.3", FilterKind::kRibbon, 7.3, 0},
+      {"sstfilter.ribbon:32", FilterKind::kRibbon, 32, 0},
       {"bloom:1", FilterKind::kBloom, 1, 0},
       {"bloom:64", FilterKind::kBloom, 64, 0},
       {"bloom:10:seed=7", FilterKind::kBloom, 10, 7},
@@ -61,6 +63,8 @@ TEST(SpecTest, RejectsBadSpecsNamingTheProblem) {
       {"bloom:10:seed=-1", "seed"},
       {"bloom:10:seed=99999999999999999999", "seed"},
       {"cuckoo:2", "cuckoo bits per key"},
+      {"ribbon:1.5", "ribbon bits per key"},
+      {"ribbon:33", "ribbon bits per key"},
       {"empty:10", "unknown filter kind"},
       {"counting_bloom:10", "unknown filter kind"},
       {"Bloom:10", "unknown filter kind"},
@@ -147,6 +151,7 @@ TEST(SpecTest, KindNames) {
   EXPECT_STREQ(FilterKindName(FilterKind::kBloom), "bloom");
   EXPECT_STREQ(FilterKindName(FilterKind::kBlockedBloom), "blocked_bloom");
   EXPECT_STREQ(FilterKindName(FilterKind::kCuckoo), "cuckoo");
+  EXPECT_STREQ(FilterKindName(FilterKind::kRibbon), "ribbon");
   EXPECT_STREQ(FilterKindName(static_cast<FilterKind>(99)), "unknown");
 }
 

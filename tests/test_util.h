@@ -24,7 +24,7 @@ namespace test {
 // One spec per buildable kind, at its usual size. Every parameterized suite
 // (filters, adapters) runs over this list: a new kind is added here.
 inline std::vector<std::string> AllKindSpecs() {
-  return {"bloom:10", "blocked_bloom:10", "cuckoo:12"};
+  return {"bloom:10", "blocked_bloom:10", "cuckoo:12", "ribbon:10"};
 }
 
 // Key i of the fixed key set (harness::FixedKeys): 16 bytes, "key-" + 11

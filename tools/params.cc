@@ -23,8 +23,9 @@ namespace tool {
 namespace {
 
 constexpr FilterKind kAllKinds[] = {
-    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
-    FilterKind::kCountingBloom, FilterKind::kDynamicCuckoo};
+    FilterKind::kBloom,         FilterKind::kBlockedBloom,
+    FilterKind::kCuckoo,        FilterKind::kCountingBloom,
+    FilterKind::kDynamicCuckoo, FilterKind::kRibbon};
 
 // Whether this build makes filters of `kind` (mutable kinds have no
 // FilterBuilder; their parameters come from ParamsForFpr alone).
@@ -165,7 +166,8 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
   if (kinds.empty()) {
     std::fprintf(stderr,
                  "sstfilter: unknown --kind \"%s\"; expected bloom, "
-                 "blocked_bloom, cuckoo, counting_bloom or dynamic_cuckoo\n",
+                 "blocked_bloom, cuckoo, counting_bloom, dynamic_cuckoo or "
+                 "ribbon\n",
                  kind.c_str());
     return kUsageError;
   }

@@ -92,7 +92,8 @@ typedef enum sstfilter_kind {
   SSTFILTER_KIND_BLOCKED_BLOOM = 2, /* one 64-byte block per key */
   SSTFILTER_KIND_CUCKOO = 3,        /* static cuckoo */
   SSTFILTER_KIND_COUNTING_BLOOM = 4,
-  SSTFILTER_KIND_DYNAMIC_CUCKOO = 5
+  SSTFILTER_KIND_DYNAMIC_CUCKOO = 5,
+  SSTFILTER_KIND_RIBBON = 6 /* linear system over GF(2), near log2(1/FPR) */
 } sstfilter_kind;
 
 /* "bloom", "blocked_bloom", ... or "unknown"; a static string. */

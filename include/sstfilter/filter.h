@@ -137,6 +137,8 @@ class FilterReader {
     kBlockedBloom,
     kCuckoo,  // static and dynamic cuckoo: one payload layout
     kCountingBloom,
+    kRibbonBanded,
+    kRibbonDense,
   };
   // The parameters of each kind, decoded by Open from the trailer
   // (docs/FORMAT.md); mode_ says which one is set.
@@ -157,6 +159,12 @@ class FilterReader {
     int fingerprint_bits;
     uint32_t salt;
   };
+  struct Ribbon {
+    uint64_t size;     // banded: blocks of 64 slots; dense: slots
+    uint32_t columns;  // banded: r, of the narrow blocks
+    uint32_t salt;
+    uint64_t wide;  // banded: blocks with r + 1 columns, the last ones
+  };
 
   // Open's decoding of one kind's trailer (policy/reader.cc): false unless
   // its params and payload size are as that kind's writer makes them.
@@ -164,6 +172,7 @@ class FilterReader {
   bool DecodeBlockedBloom(const internal::Trailer& t);
   bool DecodeCountingBloom(const internal::Trailer& t);
   bool DecodeCuckoo(const internal::Trailer& t);
+  bool DecodeRibbon(const internal::Trailer& t);
 
   Mode mode_ = Mode::kAlwaysMatch;
   FilterKind kind_ = FilterKind::kEmpty;
@@ -175,6 +184,7 @@ class FilterReader {
     BlockedBloom blocked_;
     CountingBloom counting_;
     Cuckoo cuckoo_;
+    Ribbon ribbon_;
   };
 };
 

@@ -3,7 +3,7 @@
 // FilterSpec: which filter to build and how large, parsed from a short string.
 //
 //   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> [":seed=" <u64>]
-//   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo"
+//   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo" | "ribbon"
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
 // range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Examples:
@@ -32,6 +32,7 @@ enum class FilterKind : uint8_t {
   kCuckoo = 3,         // static cuckoo filter, 4-slot buckets
   kCountingBloom = 4,  // serialized counting Bloom (mutable form)
   kDynamicCuckoo = 5,  // serialized dynamic cuckoo (mutable form)
+  kRibbon = 6,         // solution of a GF(2) linear system, near log2(1/FPR)
 };
 
 // The prefix of the name of every sstfilter policy an engine sees
@@ -39,7 +40,7 @@ enum class FilterKind : uint8_t {
 inline constexpr const char kPolicyPrefix[] = "sstfilter.";
 
 // "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
-// "dynamic_cuckoo", or "unknown".
+// "dynamic_cuckoo", "ribbon", or "unknown".
 const char* FilterKindName(FilterKind kind);
 
 struct FilterSpec {

@@ -1,0 +1,85 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Internal: the ribbon kind's plan, construction and builder factory
+// (policy/ribbon.cc). The hot code is in ribbon_impl.h.
+
+#ifndef SSTFILTER_POLICY_RIBBON_H_
+#define SSTFILTER_POLICY_RIBBON_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy/plan.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/spec.h"
+
+namespace sstfilter {
+namespace internal {
+
+// Kind params of a ribbon filter: u8 form (0 dense, 1 banded), u8 salt, then
+// dense: u8 slots, u8 columns, 2 zero bytes; banded: u32le num_blocks.
+inline constexpr size_t kRibbonParamsSize = 6;
+
+// Spare slots, as a fraction of n, that a banded system of n rows needs to
+// be solvable on the first or second salt (measured; docs/FORMAT.md).
+double RibbonOverhead(uint64_t n);
+// Blocks of 64 slots of a banded system for n rows: n (1 + overhead) slots
+// where rows start, plus the last block, which rows only reach into.
+uint64_t RibbonBandedBlocks(uint64_t n);
+
+// What a ribbon builder writes for n distinct keys: the plan, and for the
+// ribbon form its geometry. A budget too small for one column per key gives
+// a Bloom plan (plan.params.kind says which).
+struct RibbonPlan {
+  KindPlan plan;
+  bool dense = false;
+  uint64_t slots = 0;  // dense: m; banded: 64 num_blocks
+  uint32_t r = 0;      // columns (banded: of the blocks >= k)
+  uint64_t k = 0;      // banded: blocks with r + 1 columns
+};
+RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n);
+
+// How a ribbon construction went, for tests and benchmarks.
+struct RibbonBuildStats {
+  int attempts = 0;
+  uint64_t slots = 0;  // of the system written (0 if not ribbon)
+  uint32_t columns = 0;
+  FilterKind kind = FilterKind::kEmpty;  // what was written
+};
+// Knobs of the construction; tests shrink them to force the fallbacks (0
+// salts: straight to the Bloom filter).
+struct RibbonBuildOptions {
+  int salts_per_size = 4;  // banded: salts tried at one size before growing
+  int growths = 4;         // banded: times the blocks grow by ~3%
+  int dense_salts = 64;    // dense: salts tried (a square system: ~0.29 each)
+};
+
+// Memory of a construction, kept by a builder across filters so that a
+// builder reused for small filters (LevelDB) allocates nothing per filter.
+struct RibbonScratch {
+  struct Slot {
+    uint64_t coeff = 0;  // pivot row, relative to the slot (0: free slot)
+    uint32_t rhs = 0;    // its fingerprint bits
+  };
+  std::vector<Slot> slots;
+  std::vector<uint64_t> sorted;  // hashes by start block
+  std::vector<uint64_t> counts;  // per start block
+};
+
+// Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
+// system is solvable within `options`, appends a Bloom filter of no more
+// payload bytes instead.
+void AppendRibbonFilter(const FilterSpec& spec,
+                        const std::vector<uint64_t>& hashes, std::string* dst,
+                        const RibbonBuildOptions& options = {},
+                        RibbonBuildStats* stats = nullptr,
+                        RibbonScratch* scratch = nullptr);
+
+std::unique_ptr<FilterBuilder> NewRibbonBuilder(const FilterSpec& spec);
+
+}  // namespace internal
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_POLICY_RIBBON_H_
