@@ -159,6 +159,26 @@ TEST(SstfilterToolTest, ParamsOneKindAndSmallFilters) {
   EXPECT_FALSE(Contains(r.out, "\nbloom ")) << r.out;
 }
 
+TEST(SstfilterToolTest, ParamsLevelsMatchesTheLibrary) {
+  const Result r =
+      RunTool("params --levels=1e6,1e7,1e8 --bits=10 --kind=blocked_bloom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  LevelPlan plan;
+  ASSERT_TRUE(PlanLevelBits(FilterKind::kBlockedBloom,
+                            {1000000, 10000000, 100000000}, 10, &plan)
+                  .ok());
+  for (size_t i = 0; i < 3; i++) {
+    char bits[32];
+    std::snprintf(bits, sizeof(bits), " %.3f ", plan.bits_per_key[i]);
+    EXPECT_TRUE(Contains(r.out, bits)) << bits << "\n" << r.out;
+  }
+  char fp[64];
+  std::snprintf(fp, sizeof(fp), "%.6f by level, %.6f uniform",
+                plan.expected_false_positives, plan.uniform_false_positives);
+  EXPECT_TRUE(Contains(r.out, fp)) << fp << "\n" << r.out;
+  EXPECT_FALSE(Contains(r.out, "\nbloom\n")) << r.out;  // --kind holds
+}
+
 TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
   struct Case {
     const char* args;
@@ -173,6 +193,12 @@ TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
       {"params --keys=100 --fpr=1e-30 --kind=bloom", "cannot reach"},
       {"params --keys=100 extra", "takes no file arguments"},
       {"params --keys=100 --expect=5", "--expect does not apply to params"},
+      {"params --levels=1e6,x", "\"x\" is not a key count"},
+      {"params --levels=1e6,,1e7", "\"\" is not a key count"},
+      {"params --levels=1.5", "is not a key count"},
+      {"params --levels=1e6 --bits=0.1", "bits per key must be within"},
+      {"params --levels=1e6 --keys=5", "--keys does not apply to params"},
+      {"params --keys=5 --bits=5", "--bits does not apply to params"},
       {"", "no command given"},
       {"frobnicate", "unknown command \"frobnicate\""},
       {"inspect", "needs at least one FILE.sst"},
