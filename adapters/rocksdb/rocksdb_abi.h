@@ -1,7 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // PRIVATE, never installed. Our own declarations of RocksDB's
-// FilterBitsBuilder and FilterBitsReader.
+// FilterBitsBuilder and FilterBitsReader, for every RocksDB from 7.0 to 11.x.
 //
 // Why this file exists: since RocksDB 7.0 <rocksdb/filter_policy.h> only
 // forward-declares these two classes, yet FilterPolicy::GetBuilderWithContext
@@ -16,24 +16,24 @@
 // takes two slots), so a class with the same name, the same virtual
 // functions with the same signatures and in the same order as the
 // library's is called correctly by it. The classes have no data members.
-// A wrong order would call the wrong function at the first flush, so
-// tests/rocksdb_db_test.cc would crash; it does not.
 //
-// Facts, read from the RocksDB sources (facebook/rocksdb, tags v7.0.1
-// through v9.6.1, table/block_based/filter_policy_internal.h):
-//   * 7.0 to 9.5: FilterBitsBuilder declares, in this order: the virtual
-//     destructor, AddKey(const Slice&), EstimateEntriesAdded(),
-//     Finish(std::unique_ptr<const char[]>*),
-//     Finish(std::unique_ptr<const char[]>*, Status*) (forwards to the
-//     first by default), MaybePostVerify(const Slice&) (OK by default),
-//     ApproximateNumEntries(size_t). FilterBitsReader declares: the virtual
-//     destructor, MayMatch(const Slice&), MayMatch(int, Slice**, bool*)
-//     (loops over the first by default).
-//   * 9.6 inserted AddKeyAndAlt(const Slice&, const Slice&) after AddKey
-//     and moved CalculateSpace/EstimatedFpRate into FilterBitsBuilder: a
-//     different layout, which this file does not declare.
-// Versions before 7.0 declared both classes in the public header, so this
-// file must not be used there either.
+// The layouts, read from filter_policy_internal.h at the tags of
+// facebook/rocksdb and checked slot by slot against those headers by
+// adapters/rocksdb/abi_check (docs/ROCKSDB.md records the runs):
+//
+//   generation  releases        FilterBitsBuilder virtuals after ~dtor
+//   G0          7.0.0 - 7.0.2   AddKey, EstimateEntriesAdded, Finish(buf),
+//                               Finish(buf, status), MaybePostVerify,
+//                               ApproximateNumEntries
+//   G1          7.0.3 - 9.5.x   the same (FilterPolicy gained
+//                               CompatibilityName in 7.0.3)
+//   G2          9.6 - 10.8.x    AddKeyAndAlt inserted after AddKey
+//   G3          10.9 - 11.x     G2 + CalculateSpace, EstimatedFpRate
+//
+// FilterBitsReader is the same in all four: ~dtor, MayMatch(const Slice&),
+// MayMatch(int, Slice**, bool*). Versions before 7.0 declared both classes
+// in the public header, and releases after 11.x are unknown: this file
+// refuses both (the CMake of the adapter says so first, naming the version).
 
 #ifndef SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_ABI_H_
 #define SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_ABI_H_
@@ -46,23 +46,34 @@
 #include <cstddef>
 #include <memory>
 
-#if !defined(ROCKSDB_MAJOR) || !defined(ROCKSDB_MINOR)
-#error "sstfilter: <rocksdb/version.h> defines no ROCKSDB_MAJOR/ROCKSDB_MINOR"
+#if !defined(ROCKSDB_MAJOR) || !defined(ROCKSDB_MINOR) || \
+    !defined(ROCKSDB_PATCH)
+#error "sstfilter: <rocksdb/version.h> lacks ROCKSDB_MAJOR/MINOR/PATCH"
 #endif
 
-#define SSTFILTER_ROCKSDB_VERSION (ROCKSDB_MAJOR * 100 + ROCKSDB_MINOR)
+#define SSTFILTER_ROCKSDB_VERSION \
+  (ROCKSDB_MAJOR * 10000 + ROCKSDB_MINOR * 100 + ROCKSDB_PATCH)
 
-#if SSTFILTER_ROCKSDB_VERSION < 700
+// SSTFILTER_ROCKSDB_GENERATION: 0 to 3, per the table above.
+#if SSTFILTER_ROCKSDB_VERSION < 70000
 #error \
-    "sstfilter: RocksDB < 7.0 is not supported (FilterBitsBuilder was public and differently laid out)"
-#elif SSTFILTER_ROCKSDB_VERSION >= 906
-#error \
-    "sstfilter: RocksDB >= 9.6 is not supported yet: FilterBitsBuilder gained AddKeyAndAlt; add its layout to adapters/rocksdb/rocksdb_abi.h"
+    "sstfilter: RocksDB < 7.0 is not supported (FilterBitsBuilder was public and laid out differently)"
+#elif SSTFILTER_ROCKSDB_VERSION < 70003
+#define SSTFILTER_ROCKSDB_GENERATION 0
+#elif SSTFILTER_ROCKSDB_VERSION < 90600
+#define SSTFILTER_ROCKSDB_GENERATION 1
+#elif SSTFILTER_ROCKSDB_VERSION < 100900
+#define SSTFILTER_ROCKSDB_GENERATION 2
+#elif SSTFILTER_ROCKSDB_VERSION < 120000
+#define SSTFILTER_ROCKSDB_GENERATION 3
 #else
+#error \
+    "sstfilter: RocksDB >= 12.0 is not known: check filter_policy_internal.h and add its layout to adapters/rocksdb/rocksdb_abi.h"
+#endif
 
 namespace ROCKSDB_NAMESPACE {
 
-// RocksDB 7.0 - 9.5 layout. Keep every virtual in this exact order.
+// Keep every virtual in this exact order (the table above).
 class FilterBitsBuilder {
  public:
   virtual ~FilterBitsBuilder() {}
@@ -71,7 +82,14 @@ class FilterBitsBuilder {
   // interleave, and repeats are common.
   virtual void AddKey(const Slice& key) = 0;
 
-  // Distinct entries added so far (an estimate; 0 means unknown).
+#if SSTFILTER_ROCKSDB_GENERATION >= 2
+  // A key and its alternate (its prefix; or a prefix twice, from
+  // partitioned filters): both must match afterwards. RocksDB expects
+  // repeats of either, back to back, not to count twice.
+  virtual void AddKeyAndAlt(const Slice& key, const Slice& alt) = 0;
+#endif
+
+  // Distinct entries added so far (an estimate); 0 if and only if none.
   virtual size_t EstimateEntriesAdded() = 0;
 
   // Builds the filter of the keys added since the last Finish, moves the
@@ -93,11 +111,21 @@ class FilterBitsBuilder {
 
   // How many entries a filter of at most `bytes` holds (sizes partitions).
   virtual size_t ApproximateNumEntries(size_t bytes) = 0;
+
+#if SSTFILTER_ROCKSDB_GENERATION >= 3
+  // Bytes of the filter for `num_entries` entries. RocksDB calls it with
+  // EstimateEntriesAdded() at every data block: it must be cheap.
+  virtual size_t CalculateSpace(size_t num_entries) = 0;
+
+  // Expected false-positive rate of a `bytes`-byte filter that Finish wrote
+  // for `num_entries` entries.
+  virtual double EstimatedFpRate(size_t num_entries, size_t bytes) = 0;
+#endif
 };
 
-// RocksDB 7.0 - 9.5 layout. Keep every virtual in this exact order.
-// One reader serves one filter block; RocksDB calls it from many threads at
-// once, so the methods must be thread-safe although not const.
+// The same in every generation. One reader serves one filter block;
+// RocksDB calls it from many threads at once, so the methods must be
+// thread-safe although not const.
 class FilterBitsReader {
  public:
   virtual ~FilterBitsReader() {}
@@ -111,7 +139,5 @@ class FilterBitsReader {
 };
 
 }  // namespace ROCKSDB_NAMESPACE
-
-#endif  // version check
 
 #endif  // SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_ABI_H_

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "adapters/rocksdb/rocksdb_builder.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
 #include "sstfilter/spec.h"
 
@@ -36,61 +38,101 @@ std::string IdOf(const FilterSpec& spec) {
   return id;
 }
 
-// Builds one filter per Finish: one per SST (full filters) or one per
-// partition (partitioned filters, where RocksDB reuses the builder).
-class Builder final : public rocksdb::FilterBitsBuilder {
- public:
-  // `verify`: keep the hashes of each filter so MaybePostVerify can check
-  // every one of them against the bytes (detect_filter_construct_corruption).
-  Builder(std::unique_ptr<FilterBuilder> core, bool verify)
-      : core_(std::move(core)), seed_(core_->spec().seed), verify_(verify) {}
+}  // namespace
 
-  void AddKey(const rocksdb::Slice& key) override {
-    const uint64_t h = Hash64(View(key), seed_);
-    core_->AddHash(h);
-    if (verify_) pending_.push_back(h);
+namespace internal {
+
+RocksDBBitsBuilder::RocksDBBitsBuilder(std::unique_ptr<FilterBuilder> core,
+                                       bool verify)
+    : core_(std::move(core)), seed_(core_->spec().seed), verify_(verify) {}
+
+void RocksDBBitsBuilder::Add(uint64_t hash) {
+  core_->AddHash(hash);
+  if (verify_) pending_.push_back(hash);
+}
+
+void RocksDBBitsBuilder::AddKey(const rocksdb::Slice& key) {
+  const uint64_t k = Hash64(View(key), seed_);
+  if (!(has_last_key_ && k == last_key_)) Add(k);
+  last_key_ = k;
+  has_last_key_ = true;
+}
+
+// RocksDB 9.6+ passes a key with its prefix, or a prefix twice (partitioned
+// filters). The core drops only a hash equal to the one added just before
+// it: not enough once keys and alts interleave, (k1, p) (k2, p) adding
+// k1 p k2 p. So both hashes are first compared with the previous call's
+// key and alt, which are in the filter being built (Finish forgets them):
+// every key and alt still matches.
+void RocksDBBitsBuilder::AddKeyAndAlt(const rocksdb::Slice& key,
+                                      const rocksdb::Slice& alt) {
+  const uint64_t k = Hash64(View(key), seed_);
+  const uint64_t a = Hash64(View(alt), seed_);
+  const bool key_seen =
+      (has_last_key_ && k == last_key_) || (has_last_alt_ && k == last_alt_);
+  if (!key_seen) Add(k);
+  const bool seen = a == k || (has_last_alt_ && a == last_alt_) ||
+                    (has_last_key_ && a == last_key_);
+  if (!seen) Add(a);
+  last_key_ = k;
+  last_alt_ = a;
+  has_last_key_ = has_last_alt_ = true;
+}
+
+size_t RocksDBBitsBuilder::EstimateEntriesAdded() {
+  return core_->NumEntries();
+}
+
+rocksdb::Slice RocksDBBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
+  // The core appends to a std::string; RocksDB wants a buffer it frees
+  // with delete[].
+  std::string bytes;
+  core_->Finish(&bytes);
+  char* out = new char[bytes.size()];
+  std::memcpy(out, bytes.data(), bytes.size());
+  buf->reset(out);
+  finished_.swap(pending_);
+  pending_.clear();
+  has_last_key_ = has_last_alt_ = false;
+  return rocksdb::Slice(out, bytes.size());
+}
+
+rocksdb::Status RocksDBBitsBuilder::MaybePostVerify(
+    const rocksdb::Slice& filter) {
+  if (!verify_) return rocksdb::Status::OK();
+  const FilterReader r = FilterReader::Open(View(filter));
+  bool ok = r.valid();
+  for (size_t i = 0; ok && i < finished_.size(); i++) {
+    ok = r.MayMatchHash(finished_[i]);
   }
+  finished_.clear();
+  return ok ? rocksdb::Status::OK()
+            : rocksdb::Status::Corruption(
+                  "sstfilter: a built filter misses one of its keys");
+}
 
-  size_t EstimateEntriesAdded() override { return core_->NumEntries(); }
+size_t RocksDBBitsBuilder::ApproximateNumEntries(size_t bytes) {
+  return core_->MaxEntriesForSize(bytes);
+}
 
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    // The core appends to a std::string; RocksDB wants a buffer it frees
-    // with delete[]. Zero keys give the 5-byte "never matches" filter, not
-    // an empty slice (which RocksDB would read as "no filter").
-    std::string bytes;
-    core_->Finish(&bytes);
-    char* out = new char[bytes.size()];
-    std::memcpy(out, bytes.data(), bytes.size());
-    buf->reset(out);
-    finished_.swap(pending_);
-    pending_.clear();
-    return rocksdb::Slice(out, bytes.size());
+size_t RocksDBBitsBuilder::CalculateSpace(size_t num_entries) {
+  return core_->FilterSize(num_entries);
+}
+
+// The size of what Finish writes is a function of the entry count alone,
+// so `bytes` adds nothing to the estimate.
+double RocksDBBitsBuilder::EstimatedFpRate(size_t num_entries,
+                                           size_t /*bytes*/) {
+  FilterParams p;
+  if (num_entries == 0 || !ParamsForSpec(core_->spec(), num_entries, &p).ok()) {
+    return 0.0;
   }
+  return p.expected_fpr;
+}
 
-  rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter) override {
-    if (!verify_) return rocksdb::Status::OK();
-    const FilterReader r = FilterReader::Open(View(filter));
-    bool ok = r.valid();
-    for (size_t i = 0; ok && i < finished_.size(); i++) {
-      ok = r.MayMatchHash(finished_[i]);
-    }
-    finished_.clear();
-    return ok ? rocksdb::Status::OK()
-              : rocksdb::Status::Corruption(
-                    "sstfilter: a built filter misses one of its keys");
-  }
+}  // namespace internal
 
-  size_t ApproximateNumEntries(size_t bytes) override {
-    return core_->MaxEntriesForSize(bytes);
-  }
-
- private:
-  const std::unique_ptr<FilterBuilder> core_;
-  const uint64_t seed_;
-  const bool verify_;
-  std::vector<uint64_t> pending_;   // hashes since the last Finish
-  std::vector<uint64_t> finished_;  // hashes of the filter Finish returned
-};
+namespace {
 
 // One per filter block, shared by RocksDB between threads: FilterReader is
 // an immutable view, so every call is thread-safe.
@@ -135,8 +177,10 @@ class Policy final : public rocksdb::FilterPolicy {
   // "sstfilter.<kind>": the Customizable name, shared by every size.
   const char* Name() const override { return name_.c_str(); }
   std::string GetId() const override { return id_; }
+#if SSTFILTER_ROCKSDB_GENERATION >= 1
   // One family for every kind: the filter bytes say which kind they are.
   const char* CompatibilityName() const override { return kFamilyName; }
+#endif
 
   rocksdb::FilterBitsBuilder* GetBuilderWithContext(
       const rocksdb::FilterBuildingContext& context) const override {
@@ -145,7 +189,7 @@ class Policy final : public rocksdb::FilterPolicy {
     // cannot fail; if it did, nullptr means "no filter", never a wrong one.
     if (!NewFilterBuilder(spec_, &core).ok()) return nullptr;
     // Raw owning pointer: RocksDB's signature; it deletes the builder.
-    return new Builder(
+    return new internal::RocksDBBitsBuilder(
         std::move(core),
         context.table_options.detect_filter_construct_corruption);
   }
