@@ -74,7 +74,6 @@ std::string FilterSpec::ToString() const {
   if (size_ratio != defaults.size_ratio) {
     s += ":size_ratio=" + FormatNumber(size_ratio);
   }
-  if (levels != defaults.levels) s += ":levels=" + std::to_string(levels);
   if (l0_files != defaults.l0_files) {
     s += ":l0_files=" + std::to_string(l0_files);
   }
@@ -96,19 +95,14 @@ Status FilterSpec::Validate() const {
   }
   const FilterSpec defaults;
   if (!by_level &&
-      (size_ratio != defaults.size_ratio || levels != defaults.levels ||
-       l0_files != defaults.l0_files)) {
+      (size_ratio != defaults.size_ratio || l0_files != defaults.l0_files)) {
     return Status::InvalidArgument(
-        "size_ratio, levels and l0_files describe the tree of a by_level "
+        "size_ratio and l0_files describe the tree of a by_level "
         "spec; add by_level");
   }
   if (!(size_ratio >= 2 && size_ratio <= 1000)) {
     return Status::InvalidArgument("size_ratio must be within [2, 1000], got " +
                                    FormatNumber(size_ratio));
-  }
-  if (levels < 0 || levels > 64) {
-    return Status::InvalidArgument("levels must be within [0, 64], got " +
-                                   std::to_string(levels));
   }
   if (l0_files < 1 || l0_files > 1000) {
     return Status::InvalidArgument("l0_files must be within [1, 1000], got " +
@@ -181,11 +175,6 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
         return Bad(text, "seed \"" + std::string(value) +
                              "\" is not an unsigned 64-bit integer");
       }
-    } else if (name == "levels" && eq != std::string_view::npos) {
-      if (!whole(&out.levels)) {
-        return Bad(text,
-                   "levels \"" + std::string(value) + "\" is not an integer");
-      }
     } else if (name == "l0_files" && eq != std::string_view::npos) {
       if (!whole(&out.l0_files)) {
         return Bad(text,
@@ -203,8 +192,7 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
     } else {
       return Bad(text, "unknown option \"" + std::string(option) +
                            "\" after bits per key; expected seed=<n>, "
-                           "by_level, size_ratio=<x>, levels=<n> or "
-                           "l0_files=<n>");
+                           "by_level, size_ratio=<x> or l0_files=<n>");
     }
   }
 

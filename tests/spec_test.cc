@@ -62,12 +62,11 @@ TEST(SpecTest, RejectsBadSpecsNamingTheProblem) {
       {"bloom:10:seed=1:seed=2", "\"seed\" given twice"},
       {"bloom:10:by_level:by_level", "given twice"},
       {"bloom:10:size_ratio=8", "add by_level"},
-      {"bloom:10:levels=3", "add by_level"},
+      {"bloom:10:l0_files=3", "add by_level"},
       {"bloom:10:by_level:size_ratio=1", "size_ratio must be within"},
       {"bloom:10:by_level:size_ratio=x", "size_ratio \"x\""},
-      {"bloom:10:by_level:levels=65", "levels must be within"},
-      {"bloom:10:by_level:levels=-1", "levels must be within"},
-      {"bloom:10:by_level:levels=2.5", "levels \"2.5\""},
+      {"bloom:10:by_level:levels=3", "unknown option \"levels=3\""},
+      {"bloom:10:by_level:l0_files=2.5", "l0_files \"2.5\""},
       {"bloom:10:by_level:l0_files=0", "l0_files must be within"},
       {"bloom:10:seed=", "seed"},
       {"bloom:10:seed=-1", "seed"},
@@ -98,7 +97,7 @@ TEST(SpecTest, ToStringRoundTrips) {
        {"bloom:10", "blocked_bloom:9.5", "cuckoo:12", "bloom:10:seed=7",
         "blocked_bloom:0.1:seed=1", "bloom:33.333", "blocked_bloom:10:by_level",
         "cuckoo:12:seed=3:by_level",
-        "bloom:8:by_level:size_ratio=6.5:levels=3:l0_files=2"}) {
+        "bloom:8:by_level:size_ratio=6.5:l0_files=2"}) {
     FilterSpec spec;
     Status s = ParseFilterSpec(text, &spec);
     if (!s.ok()) continue;  // 0.1 is out of range: covered elsewhere
@@ -118,7 +117,6 @@ TEST(SpecTest, ByLevelOptions) {
   EXPECT_EQ(spec.kind, FilterKind::kCuckoo);
   EXPECT_TRUE(spec.by_level);
   EXPECT_EQ(spec.size_ratio, 4);
-  EXPECT_EQ(spec.levels, 0);
   EXPECT_EQ(spec.l0_files, 8);
   EXPECT_EQ(spec.seed, 9u);
   // Canonical order; default tree options left out.

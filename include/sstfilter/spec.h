@@ -5,12 +5,12 @@
 //   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> (":" <option>)*
 //   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo"
 //   <option> ::= "seed=" <u64> | "by_level" | "size_ratio=" <decimal>
-//              | "levels=" <int> | "l0_files=" <int>
+//              | "l0_files=" <int>
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
 // range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Each option
-// appears at most once, in any order; size_ratio, levels and l0_files
-// describe the tree of a by_level spec and need "by_level". Examples:
+// appears at most once, in any order; size_ratio and l0_files describe the tree
+// of a by_level spec and need "by_level". Examples:
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
 //   "blocked_bloom:10:by_level"  "cuckoo:12:by_level:size_ratio=8"
 //
@@ -58,8 +58,6 @@ struct FilterSpec {
   // level (LevelDB), uses the average. The tree the plan assumes:
   bool by_level = false;
   double size_ratio = 10;  // keys of level i+1 / keys of level i, in [2, 1000]
-  int levels = 0;          // levels under L0 holding keys, in [0, 64]; 0: all
-                           // the engine has (RocksDB num_levels - 1)
   int l0_files = 4;        // L0 files, together as large as the top level,
                            // in [1, 1000]; RocksDB's compaction trigger
 
@@ -77,7 +75,7 @@ struct FilterSpec {
   bool operator==(const FilterSpec& o) const {
     return kind == o.kind && bits_per_key == o.bits_per_key && seed == o.seed &&
            by_level == o.by_level && size_ratio == o.size_ratio &&
-           levels == o.levels && l0_files == o.l0_files;
+           l0_files == o.l0_files;
   }
   bool operator!=(const FilterSpec& o) const { return !(*this == o); }
 };
