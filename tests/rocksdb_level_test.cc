@@ -44,7 +44,8 @@ using test::WriteKeys;
 constexpr uint64_t kKeys = 20000;
 
 // The model tree of the rule: levels top..bottom, each size_ratio times
-// the one above, and l0_files L0 files together as large as the top level.
+// the one above, and l0_files L0 files holding together 1/size_ratio of the
+// top level.
 // Returns {L0 file bits, bits at depth 0 (bottom), depth 1, ...}.
 std::vector<double> RuleBits(const FilterSpec& spec, int top, int bottom) {
   std::vector<uint64_t> runs;
@@ -54,7 +55,8 @@ std::vector<double> RuleBits(const FilterSpec& spec, int top, int bottom) {
     if (level > top) keys /= spec.size_ratio;
   }
   for (int f = 0; f < spec.l0_files; f++) {
-    runs.push_back(static_cast<uint64_t>(keys / spec.l0_files));
+    runs.push_back(
+        static_cast<uint64_t>(keys / spec.size_ratio / spec.l0_files));
   }
   LevelPlan plan;
   EXPECT_TRUE(PlanLevelBits(spec.kind, runs, spec.bits_per_key, &plan).ok());

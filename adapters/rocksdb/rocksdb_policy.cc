@@ -55,7 +55,7 @@ std::string IdOf(const FilterSpec& spec) {
 // The bits come from PlanLevelBits for a model tree: the levels from `top`
 // to `bottom`, the shallowest and deepest levels >= 1 this policy has
 // built tables for, each size_ratio times the one above, plus l0_files L0
-// files together as large as the top level.
+// files holding together 1/size_ratio of the top level, as a level above it.
 class LevelSizer {
  public:
   explicit LevelSizer(const FilterSpec& spec) : spec_(spec) {}
@@ -98,8 +98,8 @@ class LevelSizer {
       runs.push_back(static_cast<uint64_t>(std::max(1.0, keys)));
       if (d + 1 < levels) keys /= spec_.size_ratio;
     }
-    const uint64_t l0_file =
-        static_cast<uint64_t>(std::max(1.0, keys / spec_.l0_files));
+    const uint64_t l0_file = static_cast<uint64_t>(
+        std::max(1.0, keys / spec_.size_ratio / spec_.l0_files));
     runs.insert(runs.end(), static_cast<size_t>(spec_.l0_files), l0_file);
     LevelPlan plan;
     bits.assign(1 + static_cast<size_t>(levels), spec_.bits_per_key);

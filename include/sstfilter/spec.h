@@ -58,7 +58,7 @@ struct FilterSpec {
   // level (LevelDB), uses the average. The tree the plan assumes:
   bool by_level = false;
   double size_ratio = 10;  // keys of level i+1 / keys of level i, in [2, 1000]
-  int l0_files = 4;        // L0 files, together as large as the top level,
+  int l0_files = 4;        // L0 files, together 1/size_ratio of the top level,
                            // in [1, 1000]; RocksDB's compaction trigger
 
   // The canonical string, which ParseFilterSpec maps back to an equal spec:
