@@ -4,8 +4,9 @@
 //
 //   sstfilter params --keys=N --fpr=P [--kind=K]   size a filter, every kind
 //   sstfilter params --levels=N,N,... --bits=B      bits per level of a tree
-//   sstfilter inspect FILE.sst...                   the filter of RocksDB SSTs
-//   sstfilter dedup [--expect=N --fpr=P]            print stdin lines once
+//   sstfilter inspect FILE.sst|FILE.ldb...          filters and levels of
+//   tables sstfilter dedup [--expect=N --fpr=P]            print stdin lines
+//   once
 //
 // Exit status: 0 on success, 1 when a file cannot be read, 2 for bad
 // arguments (with a message on stderr saying which).
@@ -53,9 +54,10 @@ constexpr char kCommands[] =
     "  sstfilter params --levels=N,N,... [--bits=B] [--kind=K]\n"
     "      bits per key of each level's filter that make the fewest false\n"
     "      positives per absent lookup for B bits per key in all\n"
-    "  sstfilter inspect FILE.sst...\n"
-    "      the filter of RocksDB SST files: policy, size, bits per key, and\n"
-    "      whether an sstfilter reader can read it\n"
+    "  sstfilter inspect FILE.sst|FILE.ldb...\n"
+    "      the filter of RocksDB SST files and LevelDB tables: policy, size,\n"
+    "      bits per key, level in its database, and whether an sstfilter\n"
+    "      reader can read it\n"
     "  sstfilter dedup [--expect=N] [--fpr=P] [--kind=K]\n"
     "      prints each line of stdin the first time it is (probably) seen,\n"
     "      as a crawler's URL filter would; counts on stderr\n";
