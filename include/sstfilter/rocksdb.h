@@ -1,7 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // sstfilter as the filter of RocksDB's block-based tables (RocksDB 7.0 to
-// 9.5; built and tested against Debian's 7.8.3).
+// 11.x; tested against Debian 12's 7.8.3 and Debian 13's 9.10).
 //
 //   std::shared_ptr<const rocksdb::FilterPolicy> policy;
 //   rocksdb::Status s =

@@ -1,6 +1,6 @@
 # Shared set-up of tools/test and tools/compare (sourced, not run).
 #
-# ensure_packages: installs, on Debian 12 as root, every Debian package the
+# ensure_packages: installs, on Debian 12 or 13 as root, every Debian package the
 # build, the tests and the comparison need and that is not there yet. Not
 # root and something missing: says what to install, and fails.
 

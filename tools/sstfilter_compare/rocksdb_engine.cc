@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "adapters/rocksdb/rocksdb_forwarding.h"
 #include "sstfilter/rocksdb.h"
 #include "tools/sstfilter_compare/counters.h"
 #include "tools/sstfilter_compare/engine.h"
@@ -125,33 +126,23 @@ struct BuildClock {
   std::atomic<uint64_t> filters{0};
 };
 
-class TimedBuilder final : public rocksdb::FilterBitsBuilder {
+class TimedBuilder final : public internal::ForwardingBitsBuilder {
  public:
   TimedBuilder(rocksdb::FilterBitsBuilder* inner, BuildClock* clock)
-      : inner_(inner), clock_(clock) {}
+      : ForwardingBitsBuilder(inner), clock_(clock) {}
 
-  void AddKey(const rocksdb::Slice& key) override { inner_->AddKey(key); }
-  size_t EstimateEntriesAdded() override {
-    return inner_->EstimateEntriesAdded();
-  }
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
     const Clock::time_point t = Clock::now();
-    rocksdb::Slice s = inner_->Finish(buf);
+    rocksdb::Slice s = inner()->Finish(buf);
     Record(t);
     return s;
   }
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
                         rocksdb::Status* status) override {
     const Clock::time_point t = Clock::now();
-    rocksdb::Slice s = inner_->Finish(buf, status);
+    rocksdb::Slice s = inner()->Finish(buf, status);
     Record(t);
     return s;
-  }
-  rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter) override {
-    return inner_->MaybePostVerify(filter);
-  }
-  size_t ApproximateNumEntries(size_t bytes) override {
-    return inner_->ApproximateNumEntries(bytes);
   }
 
  private:
@@ -165,7 +156,6 @@ class TimedBuilder final : public rocksdb::FilterBitsBuilder {
     clock_->filters.fetch_add(1, std::memory_order_relaxed);
   }
 
-  const std::unique_ptr<rocksdb::FilterBitsBuilder> inner_;
   BuildClock* const clock_;
 };
 
