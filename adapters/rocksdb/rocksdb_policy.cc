@@ -90,7 +90,8 @@ class LevelSizer {
   const std::vector<double>& PlanFor(int top, int bottom) {
     std::vector<double>& bits = plans_[{top, bottom}];
     if (!bits.empty()) return bits;
-    // Key counts of the model, the bottom at 10^12 keys (at most 1 key).
+    // Key counts of the model: the bottom at 10^12 keys, every run at
+    // least 1.
     const int levels = bottom - top + 1;
     std::vector<uint64_t> runs;
     double keys = 1e12;
