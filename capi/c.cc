@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
@@ -221,6 +222,38 @@ sstfilter_code sstfilter_params_for_fpr(int kind, uint64_t num_keys,
     Status s = sstfilter::ParamsForFpr(static_cast<FilterKind>(kind), num_keys,
                                        target_fpr, &p);
     if (s.ok()) ToCParams(p, out);
+    return s;
+  });
+}
+
+sstfilter_code sstfilter_plan_level_bits(int kind, const uint64_t* run_keys,
+                                         size_t num_runs,
+                                         double avg_bits_per_key,
+                                         double* bits_per_key, double* fpr,
+                                         double* expected_false_positives,
+                                         double* uniform_false_positives,
+                                         char** errmsg) noexcept {
+  return Guard(errmsg, [&] {
+    if (run_keys == nullptr && num_runs > 0) return NullArgument("run_keys");
+    if (bits_per_key == nullptr) return NullArgument("bits_per_key");
+    if (kind < 0 || kind > 255) {
+      return Status::InvalidArgument("unknown filter kind " +
+                                     std::to_string(kind));
+    }
+    sstfilter::LevelPlan plan;
+    Status s = sstfilter::PlanLevelBits(
+        static_cast<FilterKind>(kind),
+        std::vector<uint64_t>(run_keys, run_keys + num_runs), avg_bits_per_key,
+        &plan);
+    if (!s.ok()) return s;
+    std::copy(plan.bits_per_key.begin(), plan.bits_per_key.end(), bits_per_key);
+    if (fpr != nullptr) std::copy(plan.fpr.begin(), plan.fpr.end(), fpr);
+    if (expected_false_positives != nullptr) {
+      *expected_false_positives = plan.expected_false_positives;
+    }
+    if (uniform_false_positives != nullptr) {
+      *uniform_false_positives = plan.uniform_false_positives;
+    }
     return s;
   });
 }

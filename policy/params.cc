@@ -4,7 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <queue>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "policy/plan.h"
 
@@ -121,6 +126,163 @@ Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
   }
   spec.bits_per_key = hi;
   *out = internal::PlanFilter(spec, num_keys);
+  return Status::OK();
+}
+
+namespace {
+
+// One size of a kind's filter: the spec's bits per key, the bits per key a
+// builder spends on it, and its expected FPR.
+struct SizePoint {
+  double spec_bits;
+  double real_bits;
+  double fpr;
+};
+
+// Large enough that rounding to bytes or blocks and the trailer vanish.
+constexpr uint64_t kCurveKeys = uint64_t{1} << 20;
+constexpr double kCurveStep = 1.0 / 16;
+
+// The lower convex hull of (real_bits, fpr) over the kind's sizes, in steps
+// of kCurveStep spec bits from MinBitsPerKey to MaxBitsPerKey. On a convex
+// curve, giving bits to the run with the best FP saved per bit, segment by
+// segment, is optimal; the hull also skips sizes no better than a mix of
+// their neighbours (cuckoo's whole fingerprint bits, Bloom's whole probes).
+// Computed once per kind (blocked Bloom's FPR sums a Poisson series).
+const std::vector<SizePoint>& SizeCurve(FilterKind kind) {
+  static std::mutex mu;
+  static auto* curves = new std::map<FilterKind, std::vector<SizePoint>>();
+  std::lock_guard<std::mutex> lock(mu);
+  std::vector<SizePoint>& hull = (*curves)[kind];
+  if (!hull.empty()) return hull;
+  std::vector<SizePoint> points;
+  const double lo = MinBitsPerKey(kind), hi = MaxBitsPerKey(kind);
+  for (double b = lo; b <= hi + 1e-9; b += kCurveStep) {
+    FilterSpec spec;
+    spec.kind = kind;
+    spec.bits_per_key = std::min(b, hi);
+    const FilterParams p = internal::PlanFilter(spec, kCurveKeys);
+    points.push_back({spec.bits_per_key,
+                      8.0 * static_cast<double>(p.filter_bytes) / kCurveKeys,
+                      p.expected_fpr});
+  }
+  // Of sizes that build the same filter, keep the one nearest a whole
+  // number of spec bits ("cuckoo:12", not "cuckoo:11.5").
+  std::stable_sort(points.begin(), points.end(),
+                   [](const SizePoint& a, const SizePoint& b) {
+                     if (a.real_bits != b.real_bits) {
+                       return a.real_bits < b.real_bits;
+                     }
+                     if (a.fpr != b.fpr) return a.fpr < b.fpr;
+                     return std::abs(a.spec_bits - std::round(a.spec_bits)) <
+                            std::abs(b.spec_bits - std::round(b.spec_bits));
+                   });
+  for (const SizePoint& p : points) {
+    if (!hull.empty() && p.real_bits == hull.back().real_bits) continue;
+    if (!hull.empty() && p.fpr >= hull.back().fpr) continue;  // no gain
+    // Pop points above the segment from their predecessor to p.
+    while (hull.size() >= 2) {
+      const SizePoint& a = hull[hull.size() - 2];
+      const SizePoint& b = hull.back();
+      const double cross = (b.real_bits - a.real_bits) * (p.fpr - a.fpr) -
+                           (b.fpr - a.fpr) * (p.real_bits - a.real_bits);
+      if (cross > 0) break;  // b is below the segment a-p: keep it
+      hull.pop_back();
+    }
+    hull.push_back(p);
+  }
+  return hull;
+}
+
+}  // namespace
+
+Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
+                     double avg_bits_per_key, LevelPlan* out) {
+  FilterSpec avg;
+  avg.kind = kind;
+  avg.bits_per_key = avg_bits_per_key;
+  Status s = avg.Validate();
+  if (!s.ok()) return s;
+  if (run_keys.empty()) {
+    return Status::InvalidArgument("a tree needs at least one run of keys");
+  }
+  const std::vector<SizePoint>& curve = SizeCurve(kind);
+  const size_t n = run_keys.size();
+  double total_keys = 0;
+  for (uint64_t k : run_keys) total_keys += static_cast<double>(k);
+
+  // Every run starts at the smallest size; the budget left, in bits, goes
+  // to whichever run saves the most false positives per bit at its next
+  // hull segment: segment slope / run keys. The run the budget runs out on
+  // gets a fraction of its segment.
+  std::vector<size_t> at(n, 0);
+  std::vector<double> spec_bits(n, curve[0].spec_bits);
+  FilterParams uniform = internal::PlanFilter(avg, kCurveKeys);
+  double left =
+      total_keys * 8.0 * static_cast<double>(uniform.filter_bytes) / kCurveKeys;
+  using Step = std::pair<double, size_t>;  // (FP saved per bit, run)
+  std::priority_queue<Step> steps;
+  auto push = [&](size_t i) {
+    const size_t h = at[i];
+    if (h + 1 >= curve.size()) return;
+    const double per_key = (curve[h].fpr - curve[h + 1].fpr) /
+                           (curve[h + 1].real_bits - curve[h].real_bits);
+    steps.push({per_key / static_cast<double>(run_keys[i]), i});
+  };
+  for (size_t i = 0; i < n; i++) {
+    if (run_keys[i] == 0) continue;
+    left -= static_cast<double>(run_keys[i]) * curve[0].real_bits;
+    push(i);
+  }
+  while (left > 0 && !steps.empty()) {
+    const size_t i = steps.top().second;
+    steps.pop();
+    const SizePoint& a = curve[at[i]];
+    const SizePoint& b = curve[at[i] + 1];
+    const double cost =
+        static_cast<double>(run_keys[i]) * (b.real_bits - a.real_bits);
+    if (cost <= left) {
+      left -= cost;
+      at[i]++;
+      spec_bits[i] = b.spec_bits;
+      push(i);
+      continue;
+    }
+    // Part of the segment. A kind that rounds the spec (cuckoo) might then
+    // spend more than the fraction: keep the segment's start instead, and
+    // give what is left to the other runs.
+    const double t = left / cost;
+    FilterSpec mid = avg;
+    mid.bits_per_key = a.spec_bits + t * (b.spec_bits - a.spec_bits);
+    const double mid_real =
+        8.0 *
+        static_cast<double>(
+            internal::PlanFilter(mid, kCurveKeys, false).filter_bytes) /
+        kCurveKeys;
+    // (Bloom kinds round to bytes or blocks: ~0.001 bits per key here.)
+    if (mid_real <= a.real_bits + t * (b.real_bits - a.real_bits) + 0.01) {
+      spec_bits[i] = mid.bits_per_key;
+      left = 0;
+    }
+  }
+
+  LevelPlan plan;
+  plan.bits_per_key.assign(n, 0);
+  plan.fpr.assign(n, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (run_keys[i] == 0) continue;
+    FilterSpec spec = avg;
+    spec.bits_per_key = spec_bits[i];
+    const FilterParams p = internal::PlanFilter(spec, run_keys[i]);
+    const FilterParams u = internal::PlanFilter(avg, run_keys[i]);
+    plan.bits_per_key[i] = spec_bits[i];
+    plan.fpr[i] = p.expected_fpr;
+    plan.expected_false_positives += p.expected_fpr;
+    plan.uniform_false_positives += u.expected_fpr;
+    plan.total_bits += 8.0 * static_cast<double>(p.filter_bytes);
+    plan.budget_bits += 8.0 * static_cast<double>(u.filter_bytes);
+  }
+  *out = std::move(plan);
   return Status::OK();
 }
 

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <string>
 #include <system_error>
 
 #include "policy/cuckoo_impl.h"
@@ -73,6 +74,14 @@ std::string FilterSpec::ToString() const {
   s += ':';
   s += FormatNumber(bits_per_key);
   if (seed != 0) s += ":seed=" + std::to_string(seed);
+  const FilterSpec defaults;
+  if (by_level) s += ":by_level";
+  if (size_ratio != defaults.size_ratio) {
+    s += ":size_ratio=" + FormatNumber(size_ratio);
+  }
+  if (l0_files != defaults.l0_files) {
+    s += ":l0_files=" + std::to_string(l0_files);
+  }
   return s;
 }
 
@@ -88,6 +97,21 @@ Status FilterSpec::Validate() const {
         std::string(k->name) + " bits per key must be within [" +
         FormatNumber(k->min_bits) + ", " + FormatNumber(k->max_bits) +
         "], got " + FormatNumber(bits_per_key));
+  }
+  const FilterSpec defaults;
+  if (!by_level &&
+      (size_ratio != defaults.size_ratio || l0_files != defaults.l0_files)) {
+    return Status::InvalidArgument(
+        "size_ratio and l0_files describe the tree of a by_level "
+        "spec; add by_level");
+  }
+  if (!(size_ratio >= 2 && size_ratio <= 1000)) {
+    return Status::InvalidArgument("size_ratio must be within [2, 1000], got " +
+                                   FormatNumber(size_ratio));
+  }
+  if (l0_files < 1 || l0_files > 1000) {
+    return Status::InvalidArgument("l0_files must be within [1, 1000], got " +
+                                   std::to_string(l0_files));
   }
   return Status::OK();
 }
@@ -129,19 +153,51 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   }
   out.bits_per_key = value;
 
-  if (!rest.empty()) {
-    constexpr std::string_view kSeed = ":seed=";
-    if (rest.substr(0, kSeed.size()) != kSeed) {
-      return Bad(text,
-                 "unexpected \"" + std::string(rest) +
-                     "\" after bits per key; only \":seed=<n>\" may follow");
+  // Options, each ":name" or ":name=value", at most once each.
+  std::string seen;
+  while (!rest.empty()) {
+    rest.remove_prefix(1);  // ':'
+    const std::string_view option = rest.substr(0, rest.find(':'));
+    rest.remove_prefix(option.size());
+    const size_t eq = option.find('=');
+    const std::string_view name = option.substr(0, eq);
+    const std::string_view value = eq == std::string_view::npos
+                                       ? std::string_view()
+                                       : option.substr(eq + 1);
+    if (seen.find("," + std::string(name) + ",") != std::string::npos) {
+      return Bad(text, "option \"" + std::string(name) + "\" given twice");
     }
-    rest.remove_prefix(kSeed.size());
-    auto r = std::from_chars(rest.data(), rest.data() + rest.size(), out.seed);
-    if (rest.empty() || r.ec != std::errc() ||
-        r.ptr != rest.data() + rest.size()) {
-      return Bad(text, "seed \"" + std::string(rest) +
-                           "\" is not an unsigned 64-bit integer");
+    seen += "," + std::string(name) + ",";
+    auto whole = [&](auto* v) {
+      auto r = std::from_chars(value.data(), value.data() + value.size(), *v);
+      return !value.empty() && r.ec == std::errc() &&
+             r.ptr == value.data() + value.size();
+    };
+    if (name == "by_level" && eq == std::string_view::npos) {
+      out.by_level = true;
+    } else if (name == "seed" && eq != std::string_view::npos) {
+      if (!whole(&out.seed)) {
+        return Bad(text, "seed \"" + std::string(value) +
+                             "\" is not an unsigned 64-bit integer");
+      }
+    } else if (name == "l0_files" && eq != std::string_view::npos) {
+      if (!whole(&out.l0_files)) {
+        return Bad(text,
+                   "l0_files \"" + std::string(value) + "\" is not an integer");
+      }
+    } else if (name == "size_ratio" && eq != std::string_view::npos) {
+      auto r = std::from_chars(value.data(), value.data() + value.size(),
+                               out.size_ratio, std::chars_format::fixed);
+      if (value.empty() || r.ec != std::errc() ||
+          r.ptr != value.data() + value.size() ||
+          !std::isfinite(out.size_ratio)) {
+        return Bad(text, "size_ratio \"" + std::string(value) +
+                             "\" is not a decimal number");
+      }
+    } else {
+      return Bad(text, "unknown option \"" + std::string(option) +
+                           "\" after bits per key; expected seed=<n>, "
+                           "by_level, size_ratio=<x> or l0_files=<n>");
     }
   }
 

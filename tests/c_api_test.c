@@ -158,6 +158,44 @@ static void TestParams(void) {
   ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "bits per key", __LINE__);
 }
 
+static void TestPlanLevelBits(void) {
+  const uint64_t runs[4] = {0, 1000000, 10000000, 100000000};
+  double bits[4] = {-1, -1, -1, -1}, fpr[4];
+  double fp = 0, uniform = 0;
+  CHECK_OK(sstfilter_plan_level_bits(SSTFILTER_KIND_BLOOM, runs, 4, 10, bits,
+                                     fpr, &fp, &uniform, NULL));
+  CHECK(bits[0] == 0 && fpr[0] == 0);
+  CHECK(bits[1] > bits[2] && bits[2] > bits[3]);
+  CHECK(bits[3] < 10 && bits[1] > 15);
+  CHECK(fabs(fp - (fpr[1] + fpr[2] + fpr[3])) < 1e-12);
+  CHECK(fp < 0.5 * uniform);
+  /* Memory is the average's: keys-weighted mean of bits per key ~ 10. */
+  const double mean =
+      (bits[1] * 1e6 + bits[2] * 1e7 + bits[3] * 1e8) / 111000000.0;
+  CHECK(fabs(mean - 10) < 0.01);
+  CHECK_OK(sstfilter_plan_level_bits(SSTFILTER_KIND_CUCKOO, runs + 3, 1, 12,
+                                     bits, NULL, NULL, NULL, NULL));
+  CHECK(bits[0] == 12);
+
+  char* err = NULL;
+  sstfilter_code c;
+  c = sstfilter_plan_level_bits(SSTFILTER_KIND_BLOOM, runs, 0, 10, bits, NULL,
+                                NULL, NULL, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "at least one run", __LINE__);
+  c = sstfilter_plan_level_bits(SSTFILTER_KIND_BLOOM, NULL, 2, 10, bits, NULL,
+                                NULL, NULL, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
+  c = sstfilter_plan_level_bits(SSTFILTER_KIND_BLOOM, runs, 4, 10, NULL, NULL,
+                                NULL, NULL, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "NULL", __LINE__);
+  c = sstfilter_plan_level_bits(SSTFILTER_KIND_BLOOM, runs, 4, 0.2, bits, NULL,
+                                NULL, NULL, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "bits per key", __LINE__);
+  c = sstfilter_plan_level_bits(SSTFILTER_KIND_COUNTING_BLOOM, runs, 4, 10,
+                                bits, NULL, NULL, NULL, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "no builder", __LINE__);
+}
+
 /* Builds the filter of Key(0 .. n-1) for `spec` using every way of adding
  * keys: one at a time, in batches, and as hashes. */
 static char* Build(const char* spec, unsigned long long n, size_t* size) {
@@ -691,6 +729,7 @@ int main(void) {
   TestSpecs();
   TestHash();
   TestParams();
+  TestPlanLevelBits();
   TestBuildAndRead("bloom:10", SSTFILTER_KIND_BLOOM);
   TestBuildAndRead("blocked_bloom:10", SSTFILTER_KIND_BLOCKED_BLOOM);
   TestBuildAndRead("bloom:16:seed=12345", SSTFILTER_KIND_BLOOM);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 namespace sstfilter {
 namespace {
@@ -81,6 +82,129 @@ TEST(ParamsTest, SmallBlockedSpecsWriteStandardBloom) {
   EXPECT_LE(p.filter_bytes, 36 * 10 / 8 + 8);
   ASSERT_TRUE(ParamsForSpec(spec, 100000, &p).ok());
   EXPECT_EQ(p.kind, FilterKind::kBlockedBloom);
+}
+
+// ---- PlanLevelBits ----------------------------------------------------------
+
+constexpr FilterKind kStaticKinds[] = {
+    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo};
+
+TEST(LevelPlanTest, FewerFalsePositivesThanUniformAtEqualMemory) {
+  const std::vector<uint64_t> tree = {250000,  250000,   250000,   250000,
+                                      1000000, 10000000, 100000000};
+  for (FilterKind kind : kStaticKinds) {
+    for (double avg : {6.0, 10.0, 16.0}) {
+      LevelPlan plan;
+      ASSERT_TRUE(PlanLevelBits(kind, tree, avg, &plan).ok());
+      ASSERT_EQ(plan.bits_per_key.size(), tree.size());
+      SCOPED_TRACE(std::string(FilterKindName(kind)) + ":" +
+                   std::to_string(avg));
+      // Memory: the budget, within rounding (cuckoo: one run may round down
+      // a whole fingerprint bit).
+      const double tolerance =
+          kind == FilterKind::kCuckoo ? 1.05 / 0.95 * 1e8 : 1e-4 * avg * 1.2e8;
+      EXPECT_LE(plan.total_bits, plan.budget_bits + 1e-4 * plan.budget_bits);
+      EXPECT_NEAR(plan.total_bits, plan.budget_bits, tolerance);
+      // The budget is the uniform filters' memory.
+      EXPECT_NEAR(plan.budget_bits / 112000000.0, avg,
+                  kind == FilterKind::kCuckoo ? avg * 0.06 : 0.01);
+      // Fewer false positives; with a 10x tree, well under half.
+      EXPECT_LT(plan.expected_false_positives,
+                0.5 * plan.uniform_false_positives);
+      double sum = 0;
+      for (double f : plan.fpr) sum += f;
+      EXPECT_DOUBLE_EQ(sum, plan.expected_false_positives);
+      // Smaller runs get at least as many bits per key.
+      for (size_t i = 1; i < tree.size(); i++) {
+        if (tree[i] >= tree[i - 1]) {
+          EXPECT_LE(plan.bits_per_key[i], plan.bits_per_key[i - 1] + 1e-9) << i;
+        }
+      }
+      // The last level holds 89% of the keys and gets less than the average.
+      EXPECT_LT(plan.bits_per_key.back(), avg);
+      for (double b : plan.bits_per_key) {
+        EXPECT_GE(b, MinBitsPerKey(kind));
+        EXPECT_LE(b, MaxBitsPerKey(kind));
+      }
+    }
+  }
+}
+
+TEST(LevelPlanTest, FalsePositivesProportionalToKeys) {
+  // Monkey's optimum: away from the clamps, FPR per run ~ keys per run.
+  LevelPlan plan;
+  ASSERT_TRUE(PlanLevelBits(FilterKind::kBloom, {1000000, 10000000, 100000000},
+                            10, &plan)
+                  .ok());
+  EXPECT_NEAR(plan.fpr[1] / plan.fpr[2], 0.1, 0.02);
+  EXPECT_NEAR(plan.fpr[0] / plan.fpr[2], 0.01, 0.003);
+  // ~ ln(10) / ln(2)^2 = 4.8 more bits per key per level up.
+  EXPECT_NEAR(plan.bits_per_key[0] - plan.bits_per_key[1], 4.8, 0.5);
+  EXPECT_NEAR(plan.bits_per_key[1] - plan.bits_per_key[2], 4.8, 0.5);
+}
+
+TEST(LevelPlanTest, OneRunGetsTheAverage) {
+  for (FilterKind kind : kStaticKinds) {
+    LevelPlan plan;
+    ASSERT_TRUE(PlanLevelBits(kind, {5000000}, 12, &plan).ok());
+    EXPECT_NEAR(plan.bits_per_key[0], 12, 1e-9) << FilterKindName(kind);
+    EXPECT_DOUBLE_EQ(plan.expected_false_positives,
+                     plan.uniform_false_positives);
+  }
+  // Equal runs: equal bits, but for the one run whose hull segment the
+  // budget ends in.
+  LevelPlan plan;
+  ASSERT_TRUE(PlanLevelBits(FilterKind::kBlockedBloom, {1000, 1000000, 1000000},
+                            10, &plan)
+                  .ok());
+  EXPECT_NEAR(plan.bits_per_key[1], plan.bits_per_key[2], 0.5);
+  EXPECT_GT(plan.bits_per_key[0], plan.bits_per_key[1] + 5);
+}
+
+TEST(LevelPlanTest, ZeroKeys) {
+  LevelPlan plan;
+  ASSERT_TRUE(
+      PlanLevelBits(FilterKind::kBloom, {0, 1000000, 0, 10000000}, 10, &plan)
+          .ok());
+  EXPECT_EQ(plan.bits_per_key[0], 0);
+  EXPECT_EQ(plan.fpr[0], 0);
+  EXPECT_EQ(plan.bits_per_key[2], 0);
+  EXPECT_GT(plan.bits_per_key[1], plan.bits_per_key[3]);
+  ASSERT_TRUE(PlanLevelBits(FilterKind::kBloom, {0, 0}, 10, &plan).ok());
+  EXPECT_EQ(plan.expected_false_positives, 0);
+  EXPECT_EQ(plan.total_bits, 0);
+}
+
+TEST(LevelPlanTest, ClampsAtTheKindsRange) {
+  // A huge budget: every run at the maximum, memory under the budget.
+  LevelPlan plan;
+  ASSERT_TRUE(
+      PlanLevelBits(FilterKind::kBloom, {1000, 1000000, 100000000}, 64, &plan)
+          .ok());
+  for (double b : plan.bits_per_key) EXPECT_EQ(b, 64);
+  // A tiny budget: the last level at the minimum, small runs above it.
+  ASSERT_TRUE(
+      PlanLevelBits(FilterKind::kBloom, {1000, 1000000, 100000000}, 1, &plan)
+          .ok());
+  EXPECT_EQ(plan.bits_per_key[2], 1);
+  // A run so small it would want more than the maximum is clamped, and
+  // the bits it cannot use go to the others.
+  ASSERT_TRUE(
+      PlanLevelBits(FilterKind::kCuckoo, {1, 100000000}, 20, &plan).ok());
+  EXPECT_LE(plan.bits_per_key[0], MaxBitsPerKey(FilterKind::kCuckoo));
+  EXPECT_NEAR(plan.bits_per_key[1], 20, 1.0);
+}
+
+TEST(LevelPlanTest, RejectsBadInput) {
+  LevelPlan plan;
+  EXPECT_FALSE(PlanLevelBits(FilterKind::kBloom, {}, 10, &plan).ok());
+  EXPECT_FALSE(PlanLevelBits(FilterKind::kBloom, {100}, 0.5, &plan).ok());
+  EXPECT_FALSE(PlanLevelBits(FilterKind::kBloom, {100}, 65, &plan).ok());
+  EXPECT_FALSE(
+      PlanLevelBits(FilterKind::kBloom, {100}, std::nan(""), &plan).ok());
+  EXPECT_FALSE(PlanLevelBits(FilterKind::kEmpty, {100}, 10, &plan).ok());
+  EXPECT_FALSE(
+      PlanLevelBits(FilterKind::kCountingBloom, {100}, 10, &plan).ok());
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ TEST(RocksDBPolicyTest, BadSpecsAreErrorsNamingTheProblem) {
       {"bloom:abc", "\"abc\" is not a decimal number"},
       {"bloom:0.5", "bits per key must be within"},
       {"bloom:1e9", "is not a decimal number"},
-      {"bloom:10:salt=3", "unexpected \":salt=3\""},
+      {"bloom:10:salt=3", "unknown option \"salt=3\""},
   };
   for (const Case& c : cases) {
     std::shared_ptr<const rocksdb::FilterPolicy> p;

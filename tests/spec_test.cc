@@ -58,7 +58,19 @@ TEST(SpecTest, RejectsBadSpecsNamingTheProblem) {
       {"bloom:inf", "not a decimal number"},
       {"bloom: 10", "not a decimal number"},
       {"bloom:10 ", "not a decimal number"},
-      {"bloom:10:", "only \":seed=<n>\""},
+      {"bloom:10:", "unknown option \"\""},
+      {"bloom:10:bogus", "unknown option \"bogus\""},
+      {"bloom:10:by_level=1", "unknown option \"by_level=1\""},
+      {"bloom:10:seed", "unknown option \"seed\""},
+      {"bloom:10:seed=1:seed=2", "\"seed\" given twice"},
+      {"bloom:10:by_level:by_level", "given twice"},
+      {"bloom:10:size_ratio=8", "add by_level"},
+      {"bloom:10:l0_files=3", "add by_level"},
+      {"bloom:10:by_level:size_ratio=1", "size_ratio must be within"},
+      {"bloom:10:by_level:size_ratio=x", "size_ratio \"x\""},
+      {"bloom:10:by_level:levels=3", "unknown option \"levels=3\""},
+      {"bloom:10:by_level:l0_files=2.5", "l0_files \"2.5\""},
+      {"bloom:10:by_level:l0_files=0", "l0_files must be within"},
       {"bloom:10:seed=", "seed"},
       {"bloom:10:seed=-1", "seed"},
       {"bloom:10:seed=99999999999999999999", "seed"},
@@ -88,7 +100,9 @@ TEST(SpecTest, RejectsBadSpecsNamingTheProblem) {
 TEST(SpecTest, ToStringRoundTrips) {
   for (const char* text :
        {"bloom:10", "blocked_bloom:9.5", "cuckoo:12", "bloom:10:seed=7",
-        "blocked_bloom:0.1:seed=1", "bloom:33.333"}) {
+        "blocked_bloom:0.1:seed=1", "bloom:33.333", "blocked_bloom:10:by_level",
+        "cuckoo:12:seed=3:by_level",
+        "bloom:8:by_level:size_ratio=6.5:l0_files=2"}) {
     FilterSpec spec;
     Status s = ParseFilterSpec(text, &spec);
     if (!s.ok()) continue;  // 0.1 is out of range: covered elsewhere
@@ -97,6 +111,40 @@ TEST(SpecTest, ToStringRoundTrips) {
     ASSERT_TRUE(ParseFilterSpec(spec.ToString(), &again).ok());
     EXPECT_EQ(again, spec);
   }
+}
+
+TEST(SpecTest, ByLevelOptions) {
+  FilterSpec spec;
+  ASSERT_TRUE(
+      ParseFilterSpec(
+          "sstfilter.cuckoo:12:l0_files=8:by_level:size_ratio=4:seed=9", &spec)
+          .ok());
+  EXPECT_EQ(spec.kind, FilterKind::kCuckoo);
+  EXPECT_TRUE(spec.by_level);
+  EXPECT_EQ(spec.size_ratio, 4);
+  EXPECT_EQ(spec.l0_files, 8);
+  EXPECT_EQ(spec.seed, 9u);
+  // Canonical order; default tree options left out.
+  EXPECT_EQ(spec.ToString(),
+            "cuckoo:12:seed=9:by_level:size_ratio=4:l0_files=8");
+  ASSERT_TRUE(ParseFilterSpec("bloom:10:by_level:size_ratio=10", &spec).ok());
+  EXPECT_EQ(spec.ToString(), "bloom:10:by_level");
+  FilterSpec plain;
+  ASSERT_TRUE(ParseFilterSpec("bloom:10", &plain).ok());
+  EXPECT_NE(spec, plain);
+  EXPECT_FALSE(plain.by_level);
+  // A builder of a by_level spec, told no level, uses the average.
+  std::unique_ptr<FilterBuilder> a, b;
+  ASSERT_TRUE(NewFilterBuilder(spec, &a).ok());
+  ASSERT_TRUE(NewFilterBuilder(plain, &b).ok());
+  for (uint64_t i = 0; i < 1000; i++) {
+    a->AddHash(i * 0x9E3779B97F4A7C15ull);
+    b->AddHash(i * 0x9E3779B97F4A7C15ull);
+  }
+  std::string fa, fb;
+  a->Finish(&fa);
+  b->Finish(&fb);
+  EXPECT_EQ(fa, fb);
 }
 
 TEST(SpecTest, ValidateAndBuilderRejectHandMadeSpecs) {

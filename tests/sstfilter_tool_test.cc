@@ -29,7 +29,17 @@
 #include <rocksdb/table.h>
 #endif
 #if SSTFILTER_TOOL_TEST_ADAPTER
+#include <rocksdb/db.h>
+
 #include "sstfilter/rocksdb.h"
+#endif
+#if SSTFILTER_TOOL_TEST_LEVELDB
+#include <leveldb/db.h>
+#include <leveldb/filter_policy.h>
+
+#include <filesystem>
+
+#include "sstfilter/leveldb.h"
 #endif
 
 namespace sstfilter {
@@ -159,6 +169,26 @@ TEST(SstfilterToolTest, ParamsOneKindAndSmallFilters) {
   EXPECT_FALSE(Contains(r.out, "\nbloom ")) << r.out;
 }
 
+TEST(SstfilterToolTest, ParamsLevelsMatchesTheLibrary) {
+  const Result r =
+      RunTool("params --levels=1e6,1e7,1e8 --bits=10 --kind=blocked_bloom");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  LevelPlan plan;
+  ASSERT_TRUE(PlanLevelBits(FilterKind::kBlockedBloom,
+                            {1000000, 10000000, 100000000}, 10, &plan)
+                  .ok());
+  for (size_t i = 0; i < 3; i++) {
+    char bits[32];
+    std::snprintf(bits, sizeof(bits), " %.3f ", plan.bits_per_key[i]);
+    EXPECT_TRUE(Contains(r.out, bits)) << bits << "\n" << r.out;
+  }
+  char fp[64];
+  std::snprintf(fp, sizeof(fp), "%.6f by level, %.6f uniform",
+                plan.expected_false_positives, plan.uniform_false_positives);
+  EXPECT_TRUE(Contains(r.out, fp)) << fp << "\n" << r.out;
+  EXPECT_FALSE(Contains(r.out, "\nbloom\n")) << r.out;  // --kind holds
+}
+
 TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
   struct Case {
     const char* args;
@@ -173,6 +203,12 @@ TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
       {"params --keys=100 --fpr=1e-30 --kind=bloom", "cannot reach"},
       {"params --keys=100 extra", "takes no file arguments"},
       {"params --keys=100 --expect=5", "--expect does not apply to params"},
+      {"params --levels=1e6,x", "\"x\" is not a key count"},
+      {"params --levels=1e6,,1e7", "\"\" is not a key count"},
+      {"params --levels=1.5", "is not a key count"},
+      {"params --levels=1e6 --bits=0.1", "bits per key must be within"},
+      {"params --levels=1e6 --keys=5", "--keys does not apply to params"},
+      {"params --keys=5 --bits=5", "--bits does not apply to params"},
       {"", "no command given"},
       {"frobnicate", "unknown command \"frobnicate\""},
       {"inspect", "needs at least one FILE.sst"},
@@ -388,7 +424,138 @@ TEST(SstfilterToolTest, InspectRejectsFilesThatAreNotSsts) {
   std::remove(good.c_str());
 }
 
+#if SSTFILTER_TOOL_TEST_ADAPTER
+TEST(SstfilterToolTest, InspectShowsLevelsAndByLevelBits) {
+  // A database with tables at L2 and L0: inspect names each file's level,
+  // and the bits per key by_level gave it.
+  const std::string dir = Scratch("leveled_db");
+  std::filesystem::remove_all(dir);
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+  ASSERT_TRUE(NewRocksDBFilterPolicy("bloom:10:by_level", &policy).ok());
+  rocksdb::Options options;
+  options.create_if_missing = true;
+  options.disable_auto_compactions = true;
+  options.num_levels = 3;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = policy;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, dir, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  for (int i = 0; i < 20000; i++) {
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), test::Key(i), "v").ok());
+  }
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  // (CompactFiles rewrites the tables; CompactRange's change_level would
+  // move them, filters and all.)
+  std::vector<rocksdb::LiveFileMetaData> l0;
+  db->GetLiveFilesMetaData(&l0);
+  ASSERT_TRUE(
+      db->CompactFiles(rocksdb::CompactionOptions(), {l0[0].name}, 2).ok());
+  for (int i = 0; i < 2000; i++) {
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), test::Key(i), "w").ok());
+  }
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  ASSERT_EQ(files.size(), 2u);
+  std::string args = "inspect";
+  for (const auto& f : files) args += " " + dir + f.name;
+  const Result r = RunTool(args);  // while the database is open
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Files in the order given: find each one's report.
+  for (const auto& f : files) {
+    const size_t at = r.out.find(dir + f.name);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    const std::string report = r.out.substr(at, r.out.find("\n\n", at) - at);
+    EXPECT_TRUE(Contains(
+        report, "level:             " + std::to_string(f.level) + "\n"))
+        << report;
+    // L0 files get more bits than the bottom under by_level.
+    const double bits = Field(report, "bits per key:");
+    if (f.level == 0) {
+      EXPECT_GT(bits, 11) << report;
+    } else {
+      EXPECT_LT(bits, 10) << report;
+    }
+  }
+  db.reset();
+  // A file outside any database: level unknown.
+  const std::string lone = Scratch("lone.sst");
+  WriteSst(lone, nullptr, 10);
+  const Result u = RunTool("inspect " + lone);
+  EXPECT_TRUE(Contains(u.out, "level:             unknown")) << u.out;
+  std::remove(lone.c_str());
+  std::filesystem::remove_all(dir);
+}
+#endif  // SSTFILTER_TOOL_TEST_ADAPTER
+
 #endif  // SSTFILTER_TOOL_TEST_ROCKSDB
+
+#if SSTFILTER_TOOL_TEST_LEVELDB
+// Writes 5000 keys into a LevelDB database with `policy` (nullptr: no
+// filter) and returns its table files.
+std::vector<std::string> WriteLevelDB(const std::string& dir,
+                                      const leveldb::FilterPolicy* policy) {
+  std::filesystem::remove_all(dir);
+  leveldb::Options options;
+  options.create_if_missing = true;
+  options.filter_policy = policy;
+  leveldb::DB* raw = nullptr;
+  EXPECT_TRUE(leveldb::DB::Open(options, dir, &raw).ok());
+  std::unique_ptr<leveldb::DB> db(raw);
+  for (int i = 0; i < 5000; i++) {
+    EXPECT_TRUE(db->Put(leveldb::WriteOptions(), test::Key(i), "v").ok());
+  }
+  db->CompactRange(nullptr, nullptr);  // returns void in LevelDB
+  db.reset();
+  std::vector<std::string> tables;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".ldb") tables.push_back(e.path().string());
+  }
+  EXPECT_FALSE(tables.empty());
+  return tables;
+}
+
+TEST(SstfilterToolTest, InspectLevelDBTables) {
+  const std::string dir = Scratch("leveldb");
+  std::unique_ptr<const leveldb::FilterPolicy> ours;
+  ASSERT_TRUE(NewLevelDBFilterPolicy("cuckoo:12", &ours).ok());
+  std::vector<std::string> tables = WriteLevelDB(dir, ours.get());
+  Result r = RunTool("inspect " + tables[0]);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "format:            LevelDB table")) << r.out;
+  EXPECT_EQ(Field(r.out, "entries:"), 5000) << r.out;
+  EXPECT_TRUE(Contains(r.out, "filter policy:     sstfilter.v1")) << r.out;
+  // LevelDB makes one filter per 2 KiB of data: small ones, cuckoo's
+  // fallback to standard Bloom among them.
+  EXPECT_TRUE(Contains(r.out, "filter kinds:")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "unreadable")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "sstfilter:         yes")) << r.out;
+  EXPECT_GT(Field(r.out, "bits per key:"), 10) << r.out;
+
+  std::unique_ptr<const leveldb::FilterPolicy> builtin(
+      leveldb::NewBloomFilterPolicy(10));
+  tables = WriteLevelDB(dir, builtin.get());
+  r = RunTool("inspect " + tables[0]);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "leveldb.BuiltinBloomFilter2")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "sstfilter:         no:")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "drops it silently")) << r.out;
+
+  tables = WriteLevelDB(dir, nullptr);
+  r = RunTool("inspect " + tables[0]);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "filter:            NONE")) << r.out;
+
+  // A truncated table: an error naming the problem, exit status 1.
+  std::filesystem::resize_file(tables[0], 30);
+  r = RunTool("inspect " + tables[0]);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "not a readable")) << r.err;
+  std::filesystem::remove_all(dir);
+}
+#endif  // SSTFILTER_TOOL_TEST_LEVELDB
 
 }  // namespace
 }  // namespace sstfilter

@@ -20,6 +20,13 @@ inline constexpr int kUsageError = 2;
 // reaching `fpr` for `keys` keys. REQUIRES: keys > 0, 0 < fpr < 1.
 int Params(uint64_t keys, double fpr, const std::string& kind);
 
+// Prints the bits per key PlanLevelBits gives each run of a tree with
+// `levels` keys per run (each L0 file its own run), at `bits` bits per key
+// on average, for every static kind or `kind` only, beside uniform bits.
+// REQUIRES: levels not empty.
+int LevelParams(const std::vector<uint64_t>& levels, double bits,
+                const std::string& kind);
+
 // Prints the filter of each RocksDB SST file. 1 if any cannot be read.
 int Inspect(const std::vector<std::string>& files);
 

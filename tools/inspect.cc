@@ -1,8 +1,9 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// `sstfilter inspect`: what filter a RocksDB SST file carries, read from its
-// table properties through rocksdb::SstFileReader, and whether an sstfilter
-// policy can use it.
+// `sstfilter inspect`: what filter a RocksDB SST file (read from its table
+// properties through rocksdb::SstFileReader) or a LevelDB table (.ldb, read
+// from its bytes, tools/leveldb_table.h) carries, at which level of its
+// database the file is, and whether an sstfilter policy can use it.
 //
 // RocksDB records the writing policy's Name() in the property
 // filter_policy_name ("" when the file has no filter). sstfilter's policies
@@ -12,29 +13,200 @@
 // "sstfilter.".
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "sstfilter/filter.h"
+#include "sstfilter/spec.h"
 #include "tools/commands.h"
+#include "tools/leveldb_table.h"
+
+#if SSTFILTER_TOOL_WITH_LEVELDB
+#include <leveldb/env.h>
+#include <leveldb/iterator.h>
+#include <leveldb/options.h>
+#include <leveldb/table.h>
+#endif
 
 #if SSTFILTER_TOOL_WITH_ROCKSDB
+#include <rocksdb/db.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table_properties.h>
+#endif
 
 namespace sstfilter {
 namespace tool {
 namespace {
+
+[[maybe_unused]] std::string BaseName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+[[maybe_unused]] std::string DirName(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// "bloom x 3, cuckoo x 1, unreadable x 2" for the filters of a table.
+std::string KindCounts(const std::vector<std::string>& filters) {
+  std::map<std::string, uint64_t> counts;
+  for (const std::string& f : filters) {
+    const FilterReader r = FilterReader::Open(f);
+    counts[r.valid() ? FilterKindName(r.kind()) : "unreadable"]++;
+  }
+  std::string out;
+  for (const auto& [name, n] : counts) {
+    if (!out.empty()) out += ", ";
+    out += name + " x " + std::to_string(n);
+  }
+  return out;
+}
+
+// Keys of a LevelDB table, counted by iterating it; -1 if unknown.
+int64_t CountLevelDBKeys(const std::string& path) {
+#if SSTFILTER_TOOL_WITH_LEVELDB
+  leveldb::Env* env = leveldb::Env::Default();
+  uint64_t size = 0;
+  leveldb::RandomAccessFile* file = nullptr;
+  if (!env->GetFileSize(path, &size).ok() ||
+      !env->NewRandomAccessFile(path, &file).ok()) {
+    return -1;
+  }
+  std::unique_ptr<leveldb::RandomAccessFile> owned(file);
+  leveldb::Options options;  // no filter policy: the filter is not read
+  leveldb::Table* raw = nullptr;
+  if (!leveldb::Table::Open(options, file, size, &raw).ok()) return -1;
+  std::unique_ptr<leveldb::Table> table(raw);
+  std::unique_ptr<leveldb::Iterator> it(
+      table->NewIterator(leveldb::ReadOptions()));
+  int64_t n = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) n++;
+  return it->status().ok() ? n : -1;
+#else
+  (void)path;
+  return -1;
+#endif
+}
+
+// The LevelDB policies name themselves kFamilyName; LevelDB stores filters
+// under "filter." + Name() and hands them only to a policy of that name.
+bool InspectLevelDBTable(const std::string& path) {
+  LevelDBFilterBlock block;
+  const std::string err = ReadLevelDBFilterBlock(path, &block);
+  if (!err.empty()) {
+    std::fprintf(stderr, "sstfilter: %s: not a readable LevelDB table: %s\n",
+                 path.c_str(), err.c_str());
+    return false;
+  }
+  const int64_t keys = CountLevelDBKeys(path);
+  std::printf("%s\n", path.c_str());
+  std::printf("  format:            LevelDB table\n");
+  if (keys >= 0) {
+    std::printf("  entries:           %lld\n", static_cast<long long>(keys));
+  }
+  std::printf(
+      "  level:             unknown (LevelDB keeps it in the MANIFEST only)\n");
+  if (block.policy_name.empty()) {
+    std::printf(
+        "  filter:            NONE: this table carries no filter, so every "
+        "lookup that\n"
+        "                     reaches it reads a data block. LevelDB writes "
+        "no filter\n"
+        "                     when the DB is opened without a filter "
+        "policy.\n");
+    std::printf("  sstfilter:         nothing to read\n");
+    return true;
+  }
+  uint64_t filter_bytes = 0;
+  for (const std::string& f : block.filters) filter_bytes += f.size();
+  std::printf("  filter policy:     %s\n", block.policy_name.c_str());
+  std::printf("  filter size:       %llu bytes in %zu filters\n",
+              static_cast<unsigned long long>(block.block_bytes),
+              block.filters.size());
+  if (keys > 0) {
+    // LevelDB's own figure: the whole block (offsets included) per key.
+    std::printf("  bits per key:      %.2f\n",
+                8.0 * static_cast<double>(block.block_bytes) /
+                    static_cast<double>(keys));
+  }
+  if (block.policy_name == kFamilyName) {
+    std::printf("  filter kinds:      %s\n", KindCounts(block.filters).c_str());
+    std::printf(
+        "  sstfilter:         yes: family %s; any sstfilter policy reads it, "
+        "whatever\n"
+        "                     its kind or size\n",
+        kFamilyName);
+  } else {
+    std::printf(
+        "  sstfilter:         no: \"%s\" is not an sstfilter policy. A DB "
+        "opened with\n"
+        "                     an sstfilter policy reads this table correctly "
+        "but without\n"
+        "                     a filter (LevelDB drops it silently) until "
+        "compaction\n"
+        "                     rewrites it.\n",
+        block.policy_name.c_str());
+  }
+  return true;
+}
+
+}  // namespace
+}  // namespace tool
+}  // namespace sstfilter
+
+#if SSTFILTER_TOOL_WITH_ROCKSDB
+
+namespace sstfilter {
+namespace tool {
+namespace {
+
+// The level of each live file of the RocksDB databases files are in, by
+// opening each directory read-only once (which changes nothing on disk).
+class Levels {
+ public:
+  // The file's level, or -1 if its directory is no readable database or
+  // the file is not one of its live files.
+  int Of(const std::string& path) {
+    const std::string dir = DirName(path);
+    auto it = dirs_.find(dir);
+    if (it == dirs_.end()) it = dirs_.emplace(dir, Load(dir)).first;
+    auto f = it->second.find(BaseName(path));
+    return f == it->second.end() ? -1 : f->second;
+  }
+
+ private:
+  static std::map<std::string, int> Load(const std::string& dir) {
+    std::map<std::string, int> out;
+    rocksdb::Options options;
+    options.info_log_level = rocksdb::InfoLogLevel::HEADER_LEVEL;
+    options.max_open_files = 16;  // do not open every table
+    rocksdb::DB* raw = nullptr;
+    if (!rocksdb::DB::OpenForReadOnly(options, dir, &raw).ok()) return out;
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::vector<rocksdb::LiveFileMetaData> files;
+    db->GetLiveFilesMetaData(&files);
+    for (const rocksdb::LiveFileMetaData& f : files) {
+      out[BaseName(f.name)] = f.level;
+    }
+    return out;
+  }
+
+  std::map<std::string, std::map<std::string, int>> dirs_;
+};
 
 bool IsSstfilterPolicy(const std::string& name) {
   return name == kFamilyName || name.rfind(kPolicyPrefix, 0) == 0;
 }
 
 // Prints one file's report; false if it cannot be read as an SST.
-bool InspectFile(const std::string& path) {
+bool InspectFile(const std::string& path, Levels* levels) {
+  if (IsLevelDBTable(path)) return InspectLevelDBTable(path);
   rocksdb::Options options;
   rocksdb::SstFileReader reader(options);
   rocksdb::Status s = reader.Open(path);
@@ -54,6 +226,14 @@ bool InspectFile(const std::string& path) {
   std::printf("  entries:           %llu in %llu data blocks\n",
               static_cast<unsigned long long>(p.num_entries),
               static_cast<unsigned long long>(p.num_data_blocks));
+  const int level = levels->Of(path);
+  if (level >= 0) {
+    std::printf("  level:             %d\n", level);
+  } else {
+    std::printf(
+        "  level:             unknown (not a live file of a database "
+        "in its folder)\n");
+  }
   if (p.prefix_extractor_name != "nullptr" &&
       !p.prefix_extractor_name.empty()) {
     std::printf("  prefix extractor:  %s\n", p.prefix_extractor_name.c_str());
@@ -113,9 +293,10 @@ bool InspectFile(const std::string& path) {
 
 int Inspect(const std::vector<std::string>& files) {
   bool ok = true;
+  Levels levels;
   for (size_t i = 0; i < files.size(); i++) {
     if (i > 0) std::printf("\n");
-    ok = InspectFile(files[i]) && ok;
+    ok = InspectFile(files[i], &levels) && ok;
   }
   return ok ? 0 : 1;
 }
@@ -128,11 +309,22 @@ int Inspect(const std::vector<std::string>& files) {
 namespace sstfilter {
 namespace tool {
 
-int Inspect(const std::vector<std::string>&) {
-  std::fprintf(stderr,
-               "sstfilter: inspect is not available: this sstfilter was "
-               "built without RocksDB\n");
-  return 1;
+// LevelDB tables only.
+int Inspect(const std::vector<std::string>& files) {
+  bool ok = true;
+  for (size_t i = 0; i < files.size(); i++) {
+    if (i > 0) std::printf("\n");
+    if (IsLevelDBTable(files[i])) {
+      ok = InspectLevelDBTable(files[i]) && ok;
+    } else {
+      std::fprintf(stderr,
+                   "sstfilter: %s: not a LevelDB table, and this sstfilter "
+                   "was built without RocksDB\n",
+                   files[i].c_str());
+      ok = false;
+    }
+  }
+  return ok ? 0 : 1;
 }
 
 }  // namespace tool

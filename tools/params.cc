@@ -209,5 +209,71 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
   return 0;
 }
 
+int LevelParams(const std::vector<uint64_t>& levels, double bits,
+                const std::string& kind) {
+  std::vector<FilterKind> kinds;
+  for (FilterKind k : kAllKinds) {
+    if ((kind.empty() && HasBuilder(k)) || kind == FilterKindName(k)) {
+      kinds.push_back(k);
+    }
+  }
+  if (kinds.empty()) {
+    std::fprintf(stderr,
+                 "sstfilter: unknown --kind \"%s\"; expected bloom, "
+                 "blocked_bloom or cuckoo\n",
+                 kind.c_str());
+    return kUsageError;
+  }
+  // Every plan first, so that an error prints nothing on stdout.
+  std::vector<LevelPlan> plans(kinds.size());
+  for (size_t j = 0; j < kinds.size(); j++) {
+    Status s = PlanLevelBits(kinds[j], levels, bits, &plans[j]);
+    if (!s.ok()) {
+      std::fprintf(stderr, "sstfilter: %s: %s\n", FilterKindName(kinds[j]),
+                   s.message().c_str());
+      return kUsageError;
+    }
+  }
+  double total = 0;
+  for (uint64_t n : levels) total += static_cast<double>(n);
+  std::printf(
+      "%zu runs, %.0f keys, %g bits per key on average; an absent-key lookup "
+      "probes every run once\n",
+      levels.size(), total, bits);
+  for (size_t j = 0; j < kinds.size(); j++) {
+    const FilterKind k = kinds[j];
+    const LevelPlan& plan = plans[j];
+    FilterSpec uniform;
+    uniform.kind = k;
+    uniform.bits_per_key = bits;
+    std::printf("\n%s\n%-5s %14s %7s %9s %13s %13s\n", FilterKindName(k), "run",
+                "keys", "share", "bits/key", "FPR", "uniform FPR");
+    for (size_t i = 0; i < levels.size(); i++) {
+      FilterParams u;
+      if (levels[i] > 0) ParamsForSpec(uniform, levels[i], &u);
+      std::printf("%-5zu %14llu %6.2f%% %9.3f %12.6f%% %12.6f%%\n", i,
+                  static_cast<unsigned long long>(levels[i]),
+                  total > 0 ? 100 * static_cast<double>(levels[i]) / total : 0,
+                  plan.bits_per_key[i], 100 * plan.fpr[i],
+                  100 * u.expected_fpr);
+    }
+    std::printf(
+        "false positives per absent lookup: %.6f by level, %.6f uniform "
+        "(%.2fx fewer)\nfilter memory: %.0f bits by level, %.0f uniform "
+        "(%+.3f%%)\n",
+        plan.expected_false_positives, plan.uniform_false_positives,
+        plan.expected_false_positives > 0
+            ? plan.uniform_false_positives / plan.expected_false_positives
+            : 1.0,
+        plan.total_bits, plan.budget_bits,
+        plan.budget_bits > 0 ? 100 * (plan.total_bits / plan.budget_bits - 1)
+                             : 0.0);
+  }
+  std::printf(
+      "\nbits/key as the kind's spec names it (cuckoo spends 1/0.95 of it); "
+      "memory counts every byte written.\n");
+  return 0;
+}
+
 }  // namespace tool
 }  // namespace sstfilter

@@ -3,8 +3,10 @@
 // The `sstfilter` command: answers about filters without writing code.
 //
 //   sstfilter params --keys=N --fpr=P [--kind=K]   size a filter, every kind
-//   sstfilter inspect FILE.sst...                   the filter of RocksDB SSTs
-//   sstfilter dedup [--expect=N --fpr=P]            print stdin lines once
+//   sstfilter params --levels=N,N,... --bits=B      bits per level of a tree
+//   sstfilter inspect FILE.sst|FILE.ldb...          filters and levels of
+//   tables sstfilter dedup [--expect=N --fpr=P]            print stdin lines
+//   once
 //
 // Exit status: 0 on success, 1 when a file cannot be read, 2 for bad
 // arguments (with a message on stderr saying which).
@@ -12,6 +14,7 @@
 #include <gflags/gflags.h>
 
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -29,6 +32,11 @@ DEFINE_double(fpr, 0.01,
 DEFINE_string(kind, "",
               "params: show this kind only (default: every kind); dedup: "
               "the mutable kind to use");
+DEFINE_string(levels, "",
+              "params: keys per run of an LSM tree, comma-separated, e.g. "
+              "1e6,1e7,1e8 (each L0 file its own run): prints the bits per "
+              "key of each run's filter for --bits on average");
+DEFINE_double(bits, 10, "params --levels: average bits per key of the tree");
 DECLARE_bool(help);
 DECLARE_bool(helpshort);
 
@@ -43,9 +51,13 @@ constexpr char kCommands[] =
     "  sstfilter params --keys=N --fpr=P [--kind=K]\n"
     "      bits per key, probes or fingerprint bits, bytes and expected FPR\n"
     "      of the smallest filter of each kind that reaches FPR P for N keys\n"
-    "  sstfilter inspect FILE.sst...\n"
-    "      the filter of RocksDB SST files: policy, size, bits per key, and\n"
-    "      whether an sstfilter reader can read it\n"
+    "  sstfilter params --levels=N,N,... [--bits=B] [--kind=K]\n"
+    "      bits per key of each level's filter that make the fewest false\n"
+    "      positives per absent lookup for B bits per key in all\n"
+    "  sstfilter inspect FILE.sst|FILE.ldb...\n"
+    "      the filter of RocksDB SST files and LevelDB tables: policy, size,\n"
+    "      bits per key, level in its database, and whether an sstfilter\n"
+    "      reader can read it\n"
     "  sstfilter dedup [--expect=N] [--fpr=P] [--kind=K]\n"
     "      prints each line of stdin the first time it is (probably) seen,\n"
     "      as a crawler's URL filter would; counts on stderr\n";
@@ -61,7 +73,7 @@ bool IsDefault(const char* flag) {
 
 // A flag set on a command that ignores it is a mistake worth reporting.
 std::string UnusedFlag(const std::vector<std::string>& used) {
-  for (const char* f : {"keys", "fpr", "kind", "expect"}) {
+  for (const char* f : {"keys", "fpr", "kind", "expect", "levels", "bits"}) {
     bool ok = false;
     for (const std::string& u : used) ok = ok || u == f;
     if (!ok && !IsDefault(f)) return f;
@@ -87,7 +99,9 @@ int Main(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
 
   std::vector<std::string> used;
-  if (command == "params") {
+  if (command == "params" && !IsDefault("levels")) {
+    used = {"levels", "bits", "kind"};
+  } else if (command == "params") {
     used = {"keys", "fpr", "kind"};
   } else if (command == "inspect") {
     used = {};
@@ -102,6 +116,26 @@ int Main(int argc, char** argv) {
     return Usage("--" + unused + " does not apply to " + command);
   }
 
+  if (command == "params" && !IsDefault("levels")) {
+    if (!args.empty()) return Usage("params takes no file arguments");
+    std::vector<uint64_t> levels;
+    std::string_view rest = FLAGS_levels;
+    while (true) {
+      const std::string item(rest.substr(0, rest.find(',')));
+      // Numbers like 1e8 are welcome; each must be a whole count of keys.
+      char* end = nullptr;
+      const double v = std::strtod(item.c_str(), &end);
+      if (item.empty() || end != item.c_str() + item.size() || !(v >= 0) ||
+          v > 1e15 || v != std::floor(v)) {
+        return Usage("--levels: \"" + item +
+                     "\" is not a key count (e.g. 1e6,1e7,1e8)");
+      }
+      levels.push_back(static_cast<uint64_t>(v));
+      if (rest.find(',') == std::string_view::npos) break;
+      rest.remove_prefix(rest.find(',') + 1);
+    }
+    return LevelParams(levels, FLAGS_bits, FLAGS_kind);
+  }
   if (command == "params") {
     if (!args.empty()) return Usage("params takes no file arguments");
     if (IsDefault("keys") || FLAGS_keys == 0) {

@@ -135,6 +135,23 @@ sstfilter_code sstfilter_params_for_fpr(int kind, uint64_t num_keys,
                                         sstfilter_params* out,
                                         char** errmsg) SSTFILTER_C_NOEXCEPT;
 
+/* Bits per key of each sorted run's filter in an LSM tree, for the fewest
+ * false positives per absent-key lookup at the memory of `kind` at
+ * `avg_bits_per_key` for every key (PlanLevelBits, sstfilter/params.h;
+ * docs/LEVEL_SIZING.md). run_keys[0, num_runs): keys per run, each L0 file
+ * its own run. On success bits_per_key[i] (and fpr[i], if fpr is not NULL)
+ * is run i's filter's size and expected FPR, 0 for a run of no keys, and
+ * *expected_false_positives and *uniform_false_positives (each may be NULL)
+ * the sum of the FPRs, and the same with every run at the average.
+ * bits_per_key and fpr hold num_runs doubles. */
+sstfilter_code sstfilter_plan_level_bits(int kind, const uint64_t* run_keys,
+                                         size_t num_runs,
+                                         double avg_bits_per_key,
+                                         double* bits_per_key, double* fpr,
+                                         double* expected_false_positives,
+                                         double* uniform_false_positives,
+                                         char** errmsg) SSTFILTER_C_NOEXCEPT;
+
 /* ---- builders ------------------------------------------------------------ */
 
 /* Accumulates keys, then writes one filter. Calls on one builder follow

@@ -13,6 +13,7 @@
 #define SSTFILTER_PARAMS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
@@ -64,6 +65,50 @@ Status ParamsForSpec(const FilterSpec& spec, uint64_t num_keys,
 // within its bits-per-key range is an InvalidArgument error.
 Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
                     FilterParams* out);
+
+// ---- Bits per level of an LSM tree (docs/LEVEL_SIZING.md) -----------------
+//
+// An absent-key lookup in an LSM tree consults one filter per sorted run:
+// one per L0 file, then one per level. Its expected number of false
+// positives (wasted data-block reads) is the sum of those filters' FPRs.
+// For a given memory that sum is smallest when each run's FPR is
+// proportional to its number of keys (Dayan et al., "Monkey", SIGMOD 2017),
+// so the small upper levels get more bits per key and the last level a
+// little less than the average.
+//
+//   sstfilter::LevelPlan plan;
+//   sstfilter::PlanLevelBits(sstfilter::FilterKind::kBlockedBloom,
+//                            {1000000, 10000000, 100000000}, 10, &plan);
+//   // plan.bits_per_key ~ {20.6, 14.7, 9.4} (memory as 10 bits/key for all);
+//   // plan.expected_false_positives ~ 1/2 of plan.uniform_false_positives.
+
+struct LevelPlan {
+  // Per run, in the order given: the bits per key of its filter in the unit
+  // of the kind's spec (what "kind:<bits>" names; 0 for a run of no keys)
+  // and the filter's expected FPR (0 for no keys).
+  std::vector<double> bits_per_key;
+  std::vector<double> fpr;
+  // Sum of fpr: expected filter false positives per absent-key lookup.
+  double expected_false_positives = 0;
+  // The same with every run at the average bits per key.
+  double uniform_false_positives = 0;
+  // Bits of all filters as builders write them, and of the uniform filters
+  // (the budget): equal within rounding to bytes and blocks for Bloom
+  // kinds; cuckoo fingerprints are whole bits, so one run may round down.
+  double total_bits = 0;
+  double budget_bits = 0;
+};
+
+// The bits per key of each run's filter that minimise the expected false
+// positives of an absent-key lookup probing every run once, for the memory
+// the spec "<kind>:<avg_bits_per_key>" spends on all the keys. run_keys[i]
+// is the number of keys of run i (each L0 file its own run). Solved on the
+// kind's own FPR-vs-size formula (the one PlanFilter uses), made convex,
+// in steps of 1/16 bit per key, with every run within the kind's
+// [MinBitsPerKey, MaxBitsPerKey]. For a budget in total bits, pass
+// total_bits / (sum of run_keys).
+Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
+                     double avg_bits_per_key, LevelPlan* out);
 
 }  // namespace sstfilter
 

@@ -2,12 +2,17 @@
 //
 // FilterSpec: which filter to build and how large, parsed from a short string.
 //
-//   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> [":seed=" <u64>]
+//   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> (":" <option>)*
 //   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo" | "ribbon"
+//   <option> ::= "seed=" <u64> | "by_level" | "size_ratio=" <decimal>
+//              | "l0_files=" <int>
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
-// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Examples:
+// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Each option
+// appears at most once, in any order; size_ratio and l0_files describe the tree
+// of a by_level spec and need "by_level". Examples:
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
+//   "blocked_bloom:10:by_level"  "cuckoo:12:by_level:size_ratio=8"
 //
 // Parsing never throws; a bad string yields an InvalidArgument Status whose
 // message quotes the string and names the problem.
@@ -50,15 +55,32 @@ struct FilterSpec {
   // the filter, so readers need not know it.
   uint64_t seed = 0;
 
+  // by_level (docs/LEVEL_SIZING.md): bits_per_key is the average over an
+  // LSM tree, and an engine that tells the builder a table's level
+  // (RocksDB) gives each table the bits its level deserves for the fewest
+  // false positives per absent lookup (PlanLevelBits, sstfilter/params.h).
+  // A builder made from the spec directly, or by an engine that names no
+  // level (LevelDB), uses the average. The tree the plan assumes:
+  bool by_level = false;
+  double size_ratio = 10;  // keys of level i+1 / keys of level i, in [2, 1000]
+  int l0_files = 4;        // L0 files, together 1/size_ratio of the top level,
+                           // in [1, 1000]; RocksDB's compaction trigger
+
   // The canonical string, which ParseFilterSpec maps back to an equal spec:
-  // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7". No prefix.
+  // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7",
+  // "bloom:10:by_level:size_ratio=8" (tree options only if not default).
+  // No prefix.
   std::string ToString() const;
-  // OK if a builder can be made from this spec: a buildable kind and
-  // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)].
+  // OK if a builder can be made from this spec: a buildable kind,
+  // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)], and the
+  // tree options within their ranges (and at their defaults unless
+  // by_level).
   Status Validate() const;
 
   bool operator==(const FilterSpec& o) const {
-    return kind == o.kind && bits_per_key == o.bits_per_key && seed == o.seed;
+    return kind == o.kind && bits_per_key == o.bits_per_key && seed == o.seed &&
+           by_level == o.by_level && size_ratio == o.size_ratio &&
+           l0_files == o.l0_files;
   }
   bool operator!=(const FilterSpec& o) const { return !(*this == o); }
 };

@@ -1,0 +1,383 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// by_level specs in real RocksDB databases: each table's filter has the
+// bits per key of the rule in docs/LEVEL_SIZING.md ("The rule in RocksDB"),
+// read back from the table properties (a filter's size is a function of
+// its spec and key count), and no key is ever lost across levels, reopens,
+// compactions, ingestion and universal compaction.
+
+#include <gtest/gtest.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
+#include <rocksdb/utilities/object_registry.h>
+#include <rocksdb/utilities/options_util.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sstfilter/params.h"
+#include "sstfilter/rocksdb.h"
+#include "sstfilter/spec.h"
+#include "tests/rocksdb_test_util.h"
+
+namespace sstfilter {
+namespace {
+
+using test::ExpectAllPresent;
+using test::MakeOptions;
+using test::MissingKey;
+using test::MustPolicy;
+using test::OpenDB;
+using test::PresentKey;
+using test::ReadAbsent;
+using test::ScratchDir;
+using test::TableSetup;
+using test::WriteKeys;
+
+constexpr uint64_t kKeys = 20000;
+
+// The model tree of the rule: levels top..bottom, each size_ratio times
+// the one above, and l0_files L0 files holding together 1/size_ratio of the
+// top level.
+// Returns {L0 file bits, bits at depth 0 (bottom), depth 1, ...}.
+std::vector<double> RuleBits(const FilterSpec& spec, int top, int bottom) {
+  std::vector<uint64_t> runs;
+  double keys = 1e12;
+  for (int level = bottom; level >= top; level--) {
+    runs.push_back(static_cast<uint64_t>(keys));
+    if (level > top) keys /= spec.size_ratio;
+  }
+  for (int f = 0; f < spec.l0_files; f++) {
+    runs.push_back(
+        static_cast<uint64_t>(keys / spec.size_ratio / spec.l0_files));
+  }
+  LevelPlan plan;
+  EXPECT_TRUE(PlanLevelBits(spec.kind, runs, spec.bits_per_key, &plan).ok());
+  std::vector<double> out = {plan.bits_per_key.back()};
+  for (int d = 0; d <= bottom - top; d++) out.push_back(plan.bits_per_key[d]);
+  return out;
+}
+
+struct TableFile {
+  int level;
+  uint64_t entries;
+  uint64_t filter_bytes;
+};
+
+// Every table of the default column family with its level.
+std::vector<TableFile> Tables(rocksdb::DB* db) {
+  std::map<std::string, int> level_of;
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  for (const rocksdb::LevelMetaData& l : meta.levels) {
+    for (const rocksdb::SstFileMetaData& f : l.files) {
+      level_of[f.db_path + f.name] = l.level;
+    }
+  }
+  std::vector<TableFile> out;
+  for (const auto& [file, p] : test::AllTables(db)) {
+    EXPECT_EQ(level_of.count(file), 1u) << file;
+    out.push_back({level_of[file], p->num_filter_entries, p->filter_size});
+  }
+  return out;
+}
+
+// The filter size a builder of `spec` at `bits` writes for `n` keys.
+uint64_t FilterBytes(FilterSpec spec, double bits, uint64_t n) {
+  spec.bits_per_key = bits;
+  FilterParams p;
+  EXPECT_TRUE(ParamsForSpec(spec, n, &p).ok()) << bits;
+  return p.filter_bytes;
+}
+
+// The one table at `level` has the filter of `bits` bits per key.
+void ExpectLevelBits(rocksdb::DB* db, const FilterSpec& spec, int level,
+                     double bits, const std::string& what) {
+  int found = 0;
+  for (const TableFile& t : Tables(db)) {
+    if (t.level != level) continue;
+    found++;
+    EXPECT_EQ(t.filter_bytes, FilterBytes(spec, bits, t.entries))
+        << what << ": level " << level << ", " << t.entries << " keys, want "
+        << bits << " bits per key";
+  }
+  EXPECT_GT(found, 0) << what << ": no table at level " << level;
+}
+
+std::vector<std::string> FilesAt(rocksdb::DB* db, int level) {
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  std::vector<std::string> out;
+  for (const auto& f : meta.levels[static_cast<size_t>(level)].files) {
+    out.push_back(f.name);
+  }
+  return out;
+}
+
+// Waits until no flush or compaction runs or is pending (RocksDB 7.8 has
+// no WaitForCompact).
+void WaitIdle(rocksdb::DB* db) {
+  for (int i = 0; i < 6000; i++) {
+    uint64_t pending = 0, running = 0, flushes = 0;
+    db->GetIntProperty("rocksdb.compaction-pending", &pending);
+    db->GetIntProperty("rocksdb.num-running-compactions", &running);
+    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
+    if (pending + running + flushes == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ADD_FAILURE() << "compactions did not finish within 60 s";
+}
+
+class RocksDBByLevelTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  FilterSpec Spec() const {
+    FilterSpec s;
+    EXPECT_TRUE(ParseFilterSpec(GetParam(), &s).ok());
+    return s;
+  }
+};
+
+TEST_P(RocksDBByLevelTest, LeveledTreeFollowsTheRule) {
+  const FilterSpec spec = Spec();
+  ScratchDir dir;
+  TableSetup t;
+  t.policy = MustPolicy(GetParam());
+  rocksdb::Options o = MakeOptions(t);
+  o.num_levels = 4;
+  auto db = OpenDB(o, dir.path());
+  ASSERT_TRUE(db);
+
+  // A flush before any compaction: nothing known, the average.
+  WriteKeys(db.get(), 0, kKeys, 2);
+  ExpectLevelBits(db.get(), spec, 0, spec.bits_per_key, "first flush");
+  // To L3, the bottom: the tree is L3 alone (and L0).
+  ASSERT_TRUE(
+      db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 0), 3)
+          .ok());
+  const std::vector<double> alone = RuleBits(spec, 3, 3);
+  ExpectLevelBits(db.get(), spec, 3, alone[1], "L3 alone");
+  // A flush now: an L0 file of that tree.
+  WriteKeys(db.get(), 1, kKeys, 20);
+  ExpectLevelBits(db.get(), spec, 0, alone[0], "L0 over L3");
+  // To L1: the tree is L1..L3, L1 two levels above the bottom.
+  ASSERT_TRUE(
+      db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 0), 1)
+          .ok());
+  const std::vector<double> full = RuleBits(spec, 1, 3);
+  ExpectLevelBits(db.get(), spec, 1, full[3], "L1 of L1..L3");
+  // L1 to L2: one level above the bottom.
+  ASSERT_TRUE(
+      db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 1), 2)
+          .ok());
+  ExpectLevelBits(db.get(), spec, 2, full[2], "L2 of L1..L3");
+  WriteKeys(db.get(), 3, kKeys, 20);
+  ExpectLevelBits(db.get(), spec, 0, full[0], "L0 over L1..L3");
+  // The rule's bits fall with depth.
+  EXPECT_GT(full[0], full[3]);
+  EXPECT_GT(full[3], full[2]);
+  EXPECT_GT(full[2], full[1]);
+  EXPECT_LT(full[1], spec.bits_per_key);
+
+  // Every key, at every level; absent keys are filtered by every table.
+  auto check = [&](rocksdb::DB* d, const rocksdb::Options& opts,
+                   const std::string& what) {
+    SCOPED_TRACE(what);
+    for (uint64_t i = 0; i < kKeys; i++) {
+      std::string v;
+      const bool present = i % 2 == 0 || i % 20 == 1 || i % 20 == 3;
+      ASSERT_EQ(d->Get(rocksdb::ReadOptions(), PresentKey(i), &v).ok(), present)
+          << PresentKey(i);
+    }
+    opts.statistics->Reset();
+    ReadAbsent(d, kKeys, MissingKey, false);
+    const double tables = static_cast<double>(Tables(d).size());
+    EXPECT_GT(static_cast<double>(opts.statistics->getTickerCount(
+                  rocksdb::BLOOM_FILTER_USEFUL)),
+              0.9 * tables * kKeys);
+    ReadAbsent(d, kKeys, MissingKey, true);
+  };
+  check(db.get(), o, "built");
+  // Reopened with a new policy object, which has learned nothing yet: it
+  // reads the tables of every size.
+  db.reset();
+  TableSetup fresh;
+  fresh.policy = MustPolicy(GetParam());
+  rocksdb::Options o2 = MakeOptions(fresh);
+  o2.num_levels = 4;
+  db = OpenDB(o2, dir.path());
+  ASSERT_TRUE(db);
+  check(db.get(), o2, "reopened");
+  // Everything to the bottom, level by level (L0 -> L1 -> L2 -> L3): the
+  // policy learns the levels again, and the last outputs are the bottom's.
+  rocksdb::CompactRangeOptions cro;
+  cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  ASSERT_TRUE(db->CompactRange(cro, nullptr, nullptr).ok());
+  // Which levels it saw on the way depends on RocksDB's choice of
+  // compactions: the bottom's bits of tree L<top>..L3, for some top.
+  for (const TableFile& f : Tables(db.get())) {
+    EXPECT_EQ(f.level, 3);
+    bool found = false;
+    for (int top = 1; top <= 3; top++) {
+      found |= f.filter_bytes ==
+               FilterBytes(spec, RuleBits(spec, top, 3)[1], f.entries);
+    }
+    EXPECT_TRUE(found) << f.filter_bytes << " bytes for " << f.entries;
+    EXPECT_LT(f.filter_bytes, FilterBytes(spec, spec.bits_per_key, f.entries));
+  }
+  check(db.get(), o2, "compacted");
+}
+
+TEST_P(RocksDBByLevelTest, IngestedFilesGetTheAverage) {
+  const FilterSpec spec = Spec();
+  ScratchDir dir;
+  TableSetup t;
+  t.policy = MustPolicy(GetParam());
+  rocksdb::Options o = MakeOptions(t);
+  const std::string sst = dir.Sub("external.sst");
+  {
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o);
+    ASSERT_TRUE(writer.Open(sst).ok());
+    for (uint64_t i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(writer.Put(PresentKey(i), test::ValueOf(i)).ok());
+    }
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  auto db = OpenDB(o, dir.Sub("db"));
+  ASSERT_TRUE(db);
+  ASSERT_TRUE(
+      db->IngestExternalFile({sst}, rocksdb::IngestExternalFileOptions()).ok());
+  const std::vector<TableFile> tables = Tables(db.get());
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].filter_bytes,
+            FilterBytes(spec, spec.bits_per_key, tables[0].entries));
+  ExpectAllPresent(db.get(), kKeys);
+  ReadAbsent(db.get(), kKeys, MissingKey, false);
+}
+
+TEST_P(RocksDBByLevelTest, UniversalCompactionGetsTheAverage) {
+  const FilterSpec spec = Spec();
+  ScratchDir dir;
+  TableSetup t;
+  t.policy = MustPolicy(GetParam());
+  rocksdb::Options o = MakeOptions(t);
+  o.compaction_style = rocksdb::kCompactionStyleUniversal;
+  o.num_levels = 4;
+  o.disable_auto_compactions = false;
+  o.level0_file_num_compaction_trigger = 2;
+  auto db = OpenDB(o, dir.path());
+  ASSERT_TRUE(db);
+  for (uint64_t r = 0; r < 6; r++) WriteKeys(db.get(), r, kKeys, 6);
+  rocksdb::CompactRangeOptions cro;
+  ASSERT_TRUE(db->CompactRange(cro, nullptr, nullptr).ok());
+  const std::vector<TableFile> tables = Tables(db.get());
+  ASSERT_FALSE(tables.empty());
+  for (const TableFile& f : tables) {
+    EXPECT_EQ(f.filter_bytes, FilterBytes(spec, spec.bits_per_key, f.entries))
+        << "level " << f.level;
+  }
+  ExpectAllPresent(db.get(), kKeys);
+  ReadAbsent(db.get(), kKeys, MissingKey, false);
+}
+
+TEST_P(RocksDBByLevelTest, AutomaticCompactionsKeepEveryKey) {
+  // RocksDB shapes the tree itself: small memtables and levels, automatic
+  // compactions, dynamic level sizes. Deeper tables get fewer bits, and
+  // the tree's filter memory stays near the average the spec names.
+  const FilterSpec spec = Spec();
+  ScratchDir dir;
+  TableSetup t;
+  t.policy = MustPolicy(GetParam());
+  rocksdb::Options o = MakeOptions(t);
+  o.disable_auto_compactions = false;
+  o.write_buffer_size = 64 << 10;
+  o.target_file_size_base = 64 << 10;
+  o.max_bytes_for_level_base = 256 << 10;
+  o.level_compaction_dynamic_level_bytes = true;
+  auto db = OpenDB(o, dir.path());
+  ASSERT_TRUE(db);
+  constexpr uint64_t kMany = 200000;
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (uint64_t i = 0; i < kMany; i++) {
+    // A fixed permutation of the keys, so levels overlap.
+    const uint64_t k = (i * 7919) % kMany;
+    ASSERT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
+  }
+  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitIdle(db.get());
+  std::map<int, std::pair<double, double>> per_level;  // bits, keys
+  double bits = 0, keys = 0;
+  for (const TableFile& f : Tables(db.get())) {
+    per_level[f.level].first += 8.0 * static_cast<double>(f.filter_bytes);
+    per_level[f.level].second += static_cast<double>(f.entries);
+    bits += 8.0 * static_cast<double>(f.filter_bytes);
+    keys += static_cast<double>(f.entries);
+  }
+  ASSERT_GE(per_level.size(), 2u);
+  double above = 1e9;
+  for (const auto& [level, bk] : per_level) {
+    if (level == 0) continue;
+    const double b = bk.first / bk.second;
+    EXPECT_LE(b, above + 0.01) << "level " << level;
+    above = b;
+  }
+  const double avg_bits = FilterBytes(spec, spec.bits_per_key, 1 << 20) * 8.0 /
+                          static_cast<double>(1 << 20);
+  EXPECT_NEAR(bits / keys, avg_bits, 0.15 * avg_bits);
+  ExpectAllPresent(db.get(), kMany);
+  ReadAbsent(db.get(), kKeys, MissingKey, true);
+}
+
+TEST_P(RocksDBByLevelTest, IdAndOptionsFile) {
+  for (const std::string& text :
+       {GetParam(), GetParam() + ":size_ratio=8:l0_files=2"}) {
+    SCOPED_TRACE(text);
+    auto policy = MustPolicy(text);
+    FilterSpec spec;
+    ASSERT_TRUE(ParseFilterSpec(text, &spec).ok());
+    const std::string id = policy->GetId();
+    // '=' in an id needs RocksDB's "id=" form.
+    EXPECT_EQ(id, (text.find('=') != std::string::npos ? "id=" : "") +
+                      std::string(kRocksDBIdPrefix) + spec.ToString());
+    ScratchDir dir;
+    TableSetup t;
+    t.policy = policy;
+    {
+      auto db = OpenDB(MakeOptions(t), dir.path());
+      WriteKeys(db.get(), 0, kKeys);
+    }
+    rocksdb::ConfigOptions co;
+    co.registry = rocksdb::ObjectRegistry::NewInstance();
+    co.registry->AddLibrary("sstfilter", RegisterRocksDBFilterPolicies, "");
+    rocksdb::DBOptions db_options;
+    std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+    ASSERT_TRUE(
+        rocksdb::LoadLatestOptions(co, dir.path(), &db_options, &cfs).ok());
+    const auto* bt = cfs[0]
+                         .options.table_factory
+                         ->GetOptions<rocksdb::BlockBasedTableOptions>();
+    ASSERT_NE(bt, nullptr);
+    ASSERT_NE(bt->filter_policy, nullptr);
+    EXPECT_EQ(bt->filter_policy->GetId(), id);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(StaticKinds, RocksDBByLevelTest,
+                         ::testing::Values("blocked_bloom:10:by_level",
+                                           "bloom:8:by_level",
+                                           "cuckoo:12:by_level"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           n = n.substr(0, n.find(':'));
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace sstfilter
