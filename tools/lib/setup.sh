@@ -5,7 +5,7 @@
 # root and something missing: says what to install, and fails.
 
 SSTFILTER_PACKAGES=(
-  g++ cmake ninja-build pkg-config clang-format-19 clang-14 libclang-rt-14-dev
+  g++ cmake ninja-build pkg-config clang-format-19 clang libclang-rt-dev
   libxxhash-dev libgtest-dev libbenchmark-dev libgflags-dev
   librocksdb-dev rocksdb-tools libleveldb-dev
   gnuplot-nox
