@@ -49,6 +49,7 @@
 
 #include "harness/leveldb_counting.h"
 #include "sstfilter/leveldb.h"
+#include "tools/leveldb_table.h"
 #include "tools/sstfilter_compare/engine.h"
 
 namespace sstfilter {
@@ -189,36 +190,6 @@ std::string Err(const char* what, const leveldb::Status& s) {
   return std::string("leveldb ") + what + ": " + s.ToString();
 }
 
-// --- table layout
-// -----------------------------------------------------------------
-
-bool GetVarint64(const char** p, const char* limit, uint64_t* v) {
-  uint64_t result = 0;
-  for (int shift = 0; shift <= 63 && *p < limit; shift += 7) {
-    const uint64_t byte = static_cast<unsigned char>(**p);
-    (*p)++;
-    result |= (byte & 127) << shift;
-    if ((byte & 128) == 0) {
-      *v = result;
-      return true;
-    }
-  }
-  return false;
-}
-
-uint32_t DecodeFixed32(const char* p) {
-  const auto* b = reinterpret_cast<const unsigned char*>(p);
-  return static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
-         static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
-}
-
-bool ReadAt(std::ifstream& f, uint64_t offset, uint64_t n, std::string* out) {
-  out->resize(n);
-  f.seekg(static_cast<std::streamoff>(offset));
-  f.read(out->data(), static_cast<std::streamsize>(n));
-  return static_cast<uint64_t>(f.gcount()) == n;
-}
-
 struct FilterBlockStats {
   uint64_t block_bytes = 0;   // filter block with its 5-byte block trailer
   uint64_t contents = 0;      // filter block without the trailer
@@ -230,79 +201,18 @@ struct FilterBlockStats {
 // A table without one adds nothing.
 std::string AddFilterBlock(const std::string& path, const std::string& meta_key,
                            FilterBlockStats* stats) {
-  const std::string bad = "leveldb table " + path + ": ";
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return bad + "cannot open";
-  f.seekg(0, std::ios::end);
-  const uint64_t file_size = static_cast<uint64_t>(f.tellg());
-  // Footer: metaindex handle, index handle (varints), padding, 8-byte magic.
-  constexpr uint64_t kFooter = 48;
-  std::string footer;
-  if (file_size < kFooter ||
-      !ReadAt(f, file_size - kFooter, kFooter, &footer)) {
-    return bad + "short file";
-  }
-  if (DecodeFixed32(footer.data() + 40) != 0x8b80fb57u ||
-      DecodeFixed32(footer.data() + 44) != 0xdb477524u) {
-    return bad + "bad magic number";
-  }
-  const char* p = footer.data();
-  uint64_t meta_offset = 0, meta_size = 0;
-  if (!GetVarint64(&p, footer.data() + 40, &meta_offset) ||
-      !GetVarint64(&p, footer.data() + 40, &meta_size) ||
-      meta_offset + meta_size + 5 > file_size) {
-    return bad + "bad metaindex handle";
-  }
-  std::string meta;
-  if (!ReadAt(f, meta_offset, meta_size + 5, &meta)) return bad + "short read";
-  if (meta[meta_size] != 0) return bad + "compressed metaindex block";
-  // Block: entries (shared, non_shared, value_length varints, key delta,
-  // value), then restart offsets and their count (fixed32s).
-  if (meta_size < 4) return bad + "short metaindex block";
-  const uint32_t restarts = DecodeFixed32(meta.data() + meta_size - 4);
-  if ((uint64_t{restarts} + 1) * 4 > meta_size) return bad + "bad restarts";
-  const char* q = meta.data();
-  const char* const limit = meta.data() + meta_size - (restarts + 1) * 4;
-  std::string key;
-  while (q < limit) {
-    uint64_t shared = 0, non_shared = 0, value_length = 0;
-    if (!GetVarint64(&q, limit, &shared) ||
-        !GetVarint64(&q, limit, &non_shared) ||
-        !GetVarint64(&q, limit, &value_length) || shared > key.size() ||
-        non_shared + value_length > static_cast<uint64_t>(limit - q)) {
-      return bad + "corrupt metaindex entry";
-    }
-    key.resize(shared);
-    key.append(q, non_shared);
-    q += non_shared;
-    const char* value = q;
-    q += value_length;
-    if (key != meta_key) continue;
-    uint64_t offset = 0, size = 0;
-    if (!GetVarint64(&value, q, &offset) || !GetVarint64(&value, q, &size) ||
-        offset + size + 5 > file_size || size < 5) {
-      return bad + "bad filter handle";
-    }
-    std::string block;
-    if (!ReadAt(f, offset, size, &block)) return bad + "short read";
-    // Filter block: filters, fixed32 offset of each, fixed32 offset of
-    // that array, one byte base_lg.
-    const uint32_t array = DecodeFixed32(block.data() + size - 5);
-    if (array > size - 5) return bad + "bad filter offset array";
-    const uint64_t num = (size - 5 - array) / 4;
-    for (uint64_t i = 0; i < num; i++) {
-      const uint32_t start = DecodeFixed32(block.data() + array + 4 * i);
-      const uint32_t end =
-          i + 1 < num ? DecodeFixed32(block.data() + array + 4 * (i + 1))
-                      : array;
-      if (start > end || end > array) return bad + "bad filter offsets";
-      stats->filter_bytes += end - start;
-      if (end > start) stats->num_filters++;
-    }
-    stats->block_bytes += size + 5;
-    stats->contents += size;
+  tool::LevelDBFilterBlock block;
+  const std::string err = tool::ReadLevelDBFilterBlock(path, &block);
+  if (!err.empty()) return "leveldb table " + path + ": " + err;
+  if (block.policy_name.empty() || "filter." + block.policy_name != meta_key) {
     return "";
   }
+  for (const std::string& f : block.filters) {
+    stats->filter_bytes += f.size();
+    if (!f.empty()) stats->num_filters++;
+  }
+  stats->block_bytes += block.block_bytes + 5;  // with its block trailer
+  stats->contents += block.block_bytes;
   return "";
 }
 
