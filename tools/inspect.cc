@@ -53,6 +53,27 @@ namespace {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// Whether a DB opened with an sstfilter policy uses this file's filter.
+// `what`: "this file" or "this table"; `drop`: how the engine drops it.
+void PrintVerdict(bool ours, const std::string& policy, const char* what,
+                  const char* drop) {
+  if (ours) {
+    std::printf(
+        "  sstfilter:         yes: family %s; any sstfilter policy reads it, "
+        "whatever\n"
+        "                     its kind or size\n",
+        kFamilyName);
+    return;
+  }
+  std::printf(
+      "  sstfilter:         no: \"%s\" is not an sstfilter policy. A DB "
+      "opened with\n"
+      "                     an sstfilter policy reads %s correctly but "
+      "without\n"
+      "                     a filter%s until compaction rewrites it.\n",
+      policy.c_str(), what, drop);
+}
+
 // "bloom x 3, cuckoo x 1, unreadable x 2" for the filters of a table.
 std::string KindCounts(const std::vector<std::string>& filters) {
   std::map<std::string, uint64_t> counts;
@@ -137,22 +158,9 @@ bool InspectLevelDBTable(const std::string& path) {
   }
   if (block.policy_name == kFamilyName) {
     std::printf("  filter kinds:      %s\n", KindCounts(block.filters).c_str());
-    std::printf(
-        "  sstfilter:         yes: family %s; any sstfilter policy reads it, "
-        "whatever\n"
-        "                     its kind or size\n",
-        kFamilyName);
-  } else {
-    std::printf(
-        "  sstfilter:         no: \"%s\" is not an sstfilter policy. A DB "
-        "opened with\n"
-        "                     an sstfilter policy reads this table correctly "
-        "but without\n"
-        "                     a filter (LevelDB drops it silently) until "
-        "compaction\n"
-        "                     rewrites it.\n",
-        block.policy_name.c_str());
   }
+  PrintVerdict(block.policy_name == kFamilyName, block.policy_name,
+               "this table", " (LevelDB drops it silently)");
   return true;
 }
 
@@ -271,21 +279,8 @@ bool InspectFile(const std::string& path, Levels* levels) {
                 8.0 * static_cast<double>(p.filter_size) /
                     static_cast<double>(filter_entries));
   }
-  if (IsSstfilterPolicy(p.filter_policy_name)) {
-    std::printf(
-        "  sstfilter:         yes: family %s; any sstfilter policy reads it, "
-        "whatever\n"
-        "                     its kind or size\n",
-        kFamilyName);
-  } else {
-    std::printf(
-        "  sstfilter:         no: \"%s\" is not an sstfilter policy. A DB "
-        "opened with\n"
-        "                     an sstfilter policy reads this file correctly "
-        "but without\n"
-        "                     a filter until compaction rewrites it.\n",
-        p.filter_policy_name.c_str());
-  }
+  PrintVerdict(IsSstfilterPolicy(p.filter_policy_name), p.filter_policy_name,
+               "this file", "");
   return true;
 }
 
