@@ -250,7 +250,10 @@ int LevelParams(const std::vector<uint64_t>& levels, double bits,
                 "keys", "share", "bits/key", "FPR", "uniform FPR");
     for (size_t i = 0; i < levels.size(); i++) {
       FilterParams u;
-      if (levels[i] > 0) ParamsForSpec(uniform, levels[i], &u);
+      // A kind whose range excludes `bits` has no uniform figure: "nan".
+      if (levels[i] > 0 && !ParamsForSpec(uniform, levels[i], &u).ok()) {
+        u.expected_fpr = std::nan("");
+      }
       std::printf("%-5zu %14llu %6.2f%% %9.3f %12.6f%% %12.6f%%\n", i,
                   static_cast<unsigned long long>(levels[i]),
                   total > 0 ? 100 * static_cast<double>(levels[i]) / total : 0,

@@ -86,7 +86,7 @@ std::string UnusedFlag(const std::vector<std::string>& used) {
 int Main(int argc, char** argv) {
   gflags::SetUsageMessage(std::string("answers about sstfilter filters.\n\n") +
                           kCommands);
-  gflags::SetVersionString("0.1.0");
+  gflags::SetVersionString(SSTFILTER_VERSION);  // CMake's project(VERSION)
   // --help shows this file's flags only: librocksdb defines many of its own.
   gflags::ParseCommandLineNonHelpFlags(&argc, &argv, /*remove_flags=*/true);
   if (FLAGS_help || FLAGS_helpshort) {

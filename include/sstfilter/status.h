@@ -16,7 +16,7 @@
 
 namespace sstfilter {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code {
     kOk = 0,
