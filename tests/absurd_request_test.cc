@@ -50,6 +50,24 @@ SSTFILTER_TEST_NOINLINE void operator delete(void* p, std::size_t) noexcept {
 SSTFILTER_TEST_NOINLINE void operator delete[](void* p, std::size_t) noexcept {
   std::free(p);
 }
+// The nothrow forms too: GoogleTest 1.15 (Debian 13) allocates with
+// new (std::nothrow) and frees with plain delete, which must then pair.
+SSTFILTER_TEST_NOINLINE void* operator new(std::size_t size,
+                                           const std::nothrow_t&) noexcept {
+  return TrackedAlloc(size);
+}
+SSTFILTER_TEST_NOINLINE void* operator new[](std::size_t size,
+                                             const std::nothrow_t&) noexcept {
+  return TrackedAlloc(size);
+}
+SSTFILTER_TEST_NOINLINE void operator delete(void* p,
+                                             const std::nothrow_t&) noexcept {
+  std::free(p);
+}
+SSTFILTER_TEST_NOINLINE void operator delete[](void* p,
+                                               const std::nothrow_t&) noexcept {
+  std::free(p);
+}
 
 namespace sstfilter {
 namespace {
