@@ -91,11 +91,16 @@ void Static(const FilterSpec& spec, const std::vector<std::string>& keys,
       // A builder may write a smaller or fallback kind, never a mutable one.
       SSTFILTER_FUZZ_CHECK(r.kind() == FilterKind::kBloom ||
                            r.kind() == FilterKind::kBlockedBloom ||
-                           r.kind() == FilterKind::kCuckoo);
+                           r.kind() == FilterKind::kCuckoo ||
+                           r.kind() == FilterKind::kRibbon);
     }
-    if (spec.kind != FilterKind::kCuckoo) {
+    if (spec.kind == FilterKind::kBloom ||
+        spec.kind == FilterKind::kBlockedBloom) {
       SSTFILTER_FUZZ_CHECK(copy.size() == b->FilterSize(entries));
       SSTFILTER_FUZZ_CHECK(b->MaxEntriesForSize(copy.size()) >= entries);
+    } else if (spec.kind == FilterKind::kRibbon) {
+      // A fallback Bloom filter takes no more bytes than the plan.
+      SSTFILTER_FUZZ_CHECK(copy.size() <= b->FilterSize(entries));
     }
     CheckReader(r, keys, /*all_added=*/true);
     // The builder is reusable: the same keys give the same bytes.
@@ -165,9 +170,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   static constexpr FilterKind kStatic[] = {
-      FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo};
-  const int which = kind_byte % 5;
-  if (which < 3) {
+      FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
+      FilterKind::kRibbon};
+  constexpr int kNumStatic = sizeof(kStatic) / sizeof(kStatic[0]);
+  const int which = kind_byte % (kNumStatic + 2);
+  if (which < kNumStatic) {
     FilterSpec spec;
     spec.kind = kStatic[which];
     const double lo = sstfilter::MinBitsPerKey(spec.kind);
@@ -183,7 +190,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.capacity = 1 + (flags >> 2) * 4;
   options.seed = seed;
   options.target_fpr = 0.5 / (1 + bits_byte);
-  if (which == 3) {
+  if (which == kNumStatic) {
     Mutable<CountingBloom>(options, keys);
   } else {
     Mutable<sstfilter::DynamicCuckooFilter>(options, keys);

@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   for (const char* spec :
        {"bloom:10", "bloom:1", "bloom:64:seed=7", "blocked_bloom:10",
         "blocked_bloom:9.5:seed=18446744073709551615", "cuckoo:12", "cuckoo:5",
-        "cuckoo:34:seed=7"}) {
+        "cuckoo:32:seed=7", "ribbon:10", "ribbon:2", "ribbon:7.3:seed=7"}) {
+    // 36 keys: ribbon's dense form and compact trailers; 1000: banded.
     for (int n : {0, 1, 36, 1000}) {
       const std::string bytes = Build(spec, n);
       Write(dir / "filters" / (Name(spec) + "_n" + std::to_string(n)), bytes);
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
 
   // Differential inputs: kind byte, bits byte, flags, [seed], keys.
   i = 0;
-  for (int kind = 0; kind < 5; kind++) {
+  for (int kind = 0; kind < 6; kind++) {
     for (int n : {0, 3, 40, 400}) {
       std::string in;
       in.push_back(static_cast<char>(kind));
