@@ -325,7 +325,10 @@ TEST_P(RocksDBByLevelTest, AutomaticCompactionsKeepEveryKey) {
   for (const auto& [level, bk] : per_level) {
     if (level == 0) continue;
     const double b = bk.first / bk.second;
-    EXPECT_LE(b, above + 0.01) << "level " << level;
+    // Bytes per key of whole filters vary by ~1% around the bits a level
+    // was given (cuckoo buckets, small filters written as Bloom), most
+    // visibly where two levels both sit at the kind's largest bits.
+    EXPECT_LE(b, above * 1.01) << "level " << level;
     above = b;
   }
   const double avg_bits = FilterBytes(spec, spec.bits_per_key, 1 << 20) * 8.0 /
