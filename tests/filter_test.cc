@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -199,6 +200,9 @@ void FilterTest::CheckOneBigFilter(uint64_t n) const {
   uint64_t fp = 0;
   for (uint64_t i = n; i < n + 1000000; i++) fp += r.MayMatchHash(hash_of(i));
   EXPECT_LE(fp / 1e6, Ceiling(n));
+  std::printf("n=%llu bytes=%zu fpr=%.4f%% ceiling=%.4f%%\n",
+              static_cast<unsigned long long>(n), bytes.size(), fp / 1e4,
+              100 * Ceiling(n));
 }
 
 TEST_P(FilterTest, OneHundredMillionKeys) {
