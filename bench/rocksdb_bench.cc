@@ -16,6 +16,9 @@
 //   t_per_key     time per key added or queried ("12.3n" is 12.3 ns)
 //   bits_per_key  bytes Finish returned * 8 / n (metadata included)
 //   fp_pct        measured false-positive rate of the negative queries
+//   tmp_bytes_per_key  (Build) peak heap bytes held during one build beyond
+//                 the filter itself and what was held before, per key
+//                 (counted by this binary's operator new/delete)
 //
 //   build/bench/rocksdb_bench --benchmark_repetitions=5
 //       --benchmark_enable_random_interleaving=true
@@ -25,12 +28,17 @@
 // the JSON of several runs into its ratio table.
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/table.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,6 +46,29 @@
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "bench/bench_util.h"
 #include "sstfilter/rocksdb.h"
+
+// Heap bytes in use and their peak, for tmp_bytes_per_key: every
+// operator new of the process (RocksDB's library included) lands here.
+namespace heap {
+std::atomic<int64_t> in_use{0};
+std::atomic<int64_t> peak{0};
+void* Allocate(size_t size) {
+  void* p = std::malloc(size == 0 ? 1 : size);
+  if (p == nullptr) throw std::bad_alloc();
+  const int64_t now =
+      in_use.fetch_add(static_cast<int64_t>(malloc_usable_size(p))) +
+      static_cast<int64_t>(malloc_usable_size(p));
+  int64_t old = peak.load(std::memory_order_relaxed);
+  while (now > old && !peak.compare_exchange_weak(old, now)) {
+  }
+  return p;
+}
+void Free(void* p) {
+  if (p == nullptr) return;
+  in_use.fetch_sub(static_cast<int64_t>(malloc_usable_size(p)));
+  std::free(p);
+}
+}  // namespace heap
 
 namespace sstfilter {
 namespace {
@@ -115,17 +146,23 @@ void PerKey(benchmark::State& state, uint64_t keys_per_iteration) {
 void BM_Build(benchmark::State& state, const Candidate* c, uint64_t n) {
   const bench::KeySet& keys = bench::PresentKeys(n);
   size_t bytes = 0;
+  int64_t tmp = 0;
   for (auto _ : state) {
+    const int64_t before = heap::in_use.load();
+    heap::peak.store(before);
     auto b = NewBuilder(*c);
     for (uint64_t i = 0; i < n; i++)
       b->AddKey(rocksdb::Slice(keys[i].data(), keys[i].size()));
     std::unique_ptr<const char[]> buf;
     const rocksdb::Slice f = b->Finish(&buf);
     bytes = f.size();
+    tmp = std::max<int64_t>(
+        tmp, heap::peak.load() - before - static_cast<int64_t>(bytes));
     benchmark::DoNotOptimize(buf.get());
   }
   PerKey(state, n);
   state.counters["bits_per_key"] = 8.0 * bytes / n;
+  state.counters["tmp_bytes_per_key"] = static_cast<double>(tmp) / n;
 }
 
 void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
@@ -240,3 +277,10 @@ std::shared_ptr<void> bench::RegisterBenchmarks() {
 }
 
 }  // namespace sstfilter
+
+void* operator new(size_t size) { return heap::Allocate(size); }
+void* operator new[](size_t size) { return heap::Allocate(size); }
+void operator delete(void* p) noexcept { heap::Free(p); }
+void operator delete[](void* p) noexcept { heap::Free(p); }
+void operator delete(void* p, size_t) noexcept { heap::Free(p); }
+void operator delete[](void* p, size_t) noexcept { heap::Free(p); }

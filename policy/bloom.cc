@@ -86,8 +86,7 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   return plan;
 }
 
-void AppendBloomFamilyFilter(const FilterSpec& spec,
-                             const std::vector<uint64_t>& hashes,
+void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
                              std::string* dst) {
   const KindPlan plan =
       PlanBloomFamily(spec, hashes.size(), /*with_fpr=*/false);

@@ -32,8 +32,7 @@ inline double StandardBloomOptimumBits(double fpr) {
 }
 
 // Appends a Bloom-family filter (kind per PlanBloomFamily) for `hashes`.
-void AppendBloomFamilyFilter(const FilterSpec& spec,
-                             const std::vector<uint64_t>& hashes,
+void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
                              std::string* dst);
 
 std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);

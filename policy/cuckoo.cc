@@ -49,9 +49,8 @@ FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
 // Inserts every hash into the zeroed table of `buckets` buckets (and
 // kCuckooSlack bytes of slack) at `data`, with `salt`; false as soon as
 // one insertion runs out of kicks.
-bool FillTable(const std::vector<uint64_t>& hashes, int f, uint64_t buckets,
-               uint32_t salt, int max_kicks, std::vector<CuckooMove>* moves,
-               uint8_t* data) {
+bool FillTable(const HashList& hashes, int f, uint64_t buckets, uint32_t salt,
+               int max_kicks, std::vector<CuckooMove>* moves, uint8_t* data) {
   uint64_t rng = Mix64(hashes.size() ^ (uint64_t{salt} << 56));
   return WithTagBits(f, [&](auto F) {
     CuckooTable<F()> table(data, buckets, moves);
@@ -126,9 +125,8 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   return plan;
 }
 
-void AppendCuckooFilter(const FilterSpec& spec,
-                        const std::vector<uint64_t>& hashes, std::string* dst,
-                        const CuckooBuildOptions& options,
+void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
+                        std::string* dst, const CuckooBuildOptions& options,
                         CuckooBuildStats* stats) {
   CuckooBuildStats local;
   if (stats == nullptr) stats = &local;

@@ -41,8 +41,8 @@ struct CuckooBuildOptions {
 // Appends the filter PlanCuckoo plans for `hashes` (repeats allowed). If no
 // table can be built (every salt and size ran out of kicks), appends a
 // blocked Bloom filter of the same payload size instead.
-void AppendCuckooFilter(const FilterSpec& spec,
-                        const std::vector<uint64_t>& hashes, std::string* dst,
+void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
+                        std::string* dst,
                         const CuckooBuildOptions& options = {},
                         CuckooBuildStats* stats = nullptr);
 

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/hash_list.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
 #include "sstfilter/spec.h"
@@ -89,7 +90,7 @@ class HashListBuilder : public FilterBuilder {
 
  protected:
   explicit HashListBuilder(const FilterSpec& spec) : FilterBuilder(spec) {}
-  std::vector<uint64_t> hashes_;
+  HashList hashes_;
 };
 
 }  // namespace internal

@@ -193,8 +193,8 @@ uint32_t LowBits(uint32_t cols) {
   return cols >= 32 ? ~uint32_t{0} : (uint32_t{1} << cols) - 1;
 }
 
-bool BuildDense(const std::vector<uint64_t>& hashes, uint32_t m, uint32_t r,
-                uint32_t salt, RibbonSystem* sys, uint8_t* out) {
+bool BuildDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
+                RibbonSystem* sys, uint8_t* out) {
   sys->Reset(m);
   const uint64_t mask = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
   for (uint64_t h : hashes) {
@@ -218,7 +218,7 @@ bool BuildDense(const std::vector<uint64_t>& hashes, uint32_t m, uint32_t r,
   return true;
 }
 
-bool BuildBanded(const std::vector<uint64_t>& hashes, const RibbonBanded& g,
+bool BuildBanded(const HashList& hashes, const RibbonBanded& g,
                  RibbonSystem* sys, uint8_t* out) {
   sys->Reset(g.num_blocks * kRibbonBlockSlots);
   // Rows are added in order of their start block (a counting sort of the
@@ -286,9 +286,8 @@ void AppendRibbonTrailer(const FilterSpec& spec, uint64_t payload, bool dense,
 
 }  // namespace
 
-void AppendRibbonFilter(const FilterSpec& spec,
-                        const std::vector<uint64_t>& hashes, std::string* dst,
-                        const RibbonBuildOptions& options,
+void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
+                        std::string* dst, const RibbonBuildOptions& options,
                         RibbonBuildStats* stats, RibbonScratch* scratch) {
   RibbonBuildStats local;
   if (stats == nullptr) stats = &local;

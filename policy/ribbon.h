@@ -71,8 +71,8 @@ struct RibbonScratch {
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
 // system is solvable within `options`, appends a Bloom filter of no more
 // payload bytes instead.
-void AppendRibbonFilter(const FilterSpec& spec,
-                        const std::vector<uint64_t>& hashes, std::string* dst,
+void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
+                        std::string* dst,
                         const RibbonBuildOptions& options = {},
                         RibbonBuildStats* stats = nullptr,
                         RibbonScratch* scratch = nullptr);

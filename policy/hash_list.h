@@ -1,0 +1,84 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Internal: HashList, the store of the hashes a builder was given.
+//
+// Hashes live in fixed chunks of kChunkHashes (64 KiB each) instead of one
+// growing std::vector: a vector that doubles holds the old and the new
+// array at once (up to 3 x 8 bytes per key at the moment it grows) and
+// leaves up to half its capacity unused; chunks cost 8 bytes per key plus
+// at most one partly filled chunk. Order is kept: the same hashes in the
+// same order give the same filter bytes.
+
+#ifndef SSTFILTER_POLICY_HASH_LIST_H_
+#define SSTFILTER_POLICY_HASH_LIST_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace sstfilter {
+namespace internal {
+
+class HashList {
+ public:
+  static constexpr int kChunkShift = 13;
+  static constexpr size_t kChunkHashes = size_t{1} << kChunkShift;
+
+  HashList() = default;
+  // Copies `hashes` (tests and one-shot callers).
+  HashList(const std::vector<uint64_t>& hashes) {  // NOLINT: implicit
+    for (uint64_t h : hashes) push_back(h);
+  }
+  HashList(HashList&&) = default;
+  HashList& operator=(HashList&&) = default;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  uint64_t back() const { return (*this)[size_ - 1]; }
+  uint64_t operator[](size_t i) const {
+    return chunks_[i >> kChunkShift][i & (kChunkHashes - 1)];
+  }
+
+  void push_back(uint64_t hash) {
+    const size_t c = size_ >> kChunkShift;
+    if (c == chunks_.size()) {
+      chunks_.emplace_back(new uint64_t[kChunkHashes]);
+    }
+    chunks_[c][size_ & (kChunkHashes - 1)] = hash;
+    size_++;
+  }
+
+  // Empties the list, keeping the first chunk for the next filter so that
+  // a builder reused for small filters does not allocate again.
+  void clear() {
+    if (chunks_.size() > 1) chunks_.resize(1);
+    size_ = 0;
+  }
+
+  class const_iterator {
+   public:
+    const_iterator(const HashList* list, size_t i) : list_(list), i_(i) {}
+    uint64_t operator*() const { return (*list_)[i_]; }
+    const_iterator& operator++() {
+      i_++;
+      return *this;
+    }
+    bool operator!=(const const_iterator& o) const { return i_ != o.i_; }
+
+   private:
+    const HashList* list_;
+    size_t i_;
+  };
+  const_iterator begin() const { return const_iterator(this, 0); }
+  const_iterator end() const { return const_iterator(this, size_); }
+
+ private:
+  std::vector<std::unique_ptr<uint64_t[]>> chunks_;
+  size_t size_ = 0;
+};
+
+}  // namespace internal
+}  // namespace sstfilter
+
+#endif  // SSTFILTER_POLICY_HASH_LIST_H_
