@@ -72,7 +72,9 @@ bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
 
 }  // namespace
 
-bool KindHasCompactForm(FilterKind kind) { return kind == FilterKind::kBloom; }
+bool KindHasCompactForm(FilterKind kind) {
+  return kind == FilterKind::kBloom || kind == FilterKind::kRibbon;
+}
 
 bool UsesCompactTrailer(const Trailer& t) {
   return KindHasCompactForm(t.kind) && t.seed == 0 && t.params_size == 1 &&

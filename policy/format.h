@@ -17,7 +17,8 @@
 // little-endian u16 w = data[size - 2] | data[size - 1] << 8:
 //
 //   w bit  15      1
-//   w bits 11..14  kind, one that has a compact form (KindHasCompactForm)
+//   w bits 11..14  kind, one that has a compact form (KindHasCompactForm:
+//                  bloom, ribbon's dense form)
 //   w bits  7..10  the kind's one param byte, 0..15
 //   w bits  0..6   check: payload_size mod 128, XOR the constant of each
 //                  set bit of w bits 7..14 (format.cc)

@@ -104,6 +104,19 @@ bool FilterReader::DecodeCuckoo(const internal::Trailer& t) {
 // Params: u8 form, u8 salt, then dense (form 0): u8 m, u8 r, 0, 0; banded
 // (form 1): u32le num_blocks. Layout in policy/ribbon_impl.h.
 bool FilterReader::DecodeRibbon(const internal::Trailer& t) {
+  if (t.compact) {
+    // Compact dense: header byte (salt bits 0..5, bit 4 of r - 1 in bit 6,
+    // bit 7 clear), then exactly ceil(m r / 8) column bytes.
+    const uint8_t h = data_[0];
+    if (t.params_size != 1 || (h & 0x80) != 0) return false;
+    const uint32_t cols = ((((h >> 6) & 1u) << 4) | t.params[0]) + 1u;
+    const uint64_t m = internal::RibbonCompactSlots(t.payload_size, cols);
+    if (m == 0 || t.payload_size - 1 != (m * cols + 7) / 8) return false;
+    mode_ = Mode::kRibbonDense;
+    ribbon_ = {m, cols, static_cast<uint32_t>(h & 63), 0};
+    data_ += 1;
+    return true;
+  }
   if (t.params_size != internal::kRibbonParamsSize) return false;
   const uint8_t* p = t.params;
   if (p[0] == 0) {

@@ -92,6 +92,29 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
+    // Compact dense (seed 0, docs/FORMAT.md): a header byte (salt, high bit
+    // of r - 1) inside the budget, then the columns; the trailer holds the
+    // low 4 bits of r - 1. Chosen whenever the payload fits a compact
+    // trailer.
+    if (spec.seed == 0 && budget > 8) {
+      const uint64_t r =
+          std::min<uint64_t>((budget - 8) / n, kRibbonMaxColumns);
+      const uint64_t m =
+          r == 0 ? 0
+                 : std::min<uint64_t>((budget - 8) / r, kRibbonMaxDenseSlots);
+      const uint64_t payload = 1 + (m * r + 7) / 8;
+      if (r >= 1 && payload >= kMinCompactPayload &&
+          payload <= kMaxCompactPayload) {
+        rp.dense = rp.compact = true;
+        rp.r = static_cast<uint32_t>(r);
+        plan.payload_bytes = payload;
+        plan.kind_params_size = 1;
+        plan.first_param = static_cast<uint8_t>((r - 1) & 15);
+        rp.slots = RibbonCompactSlots(payload, rp.r);
+        p.expected_fpr = std::ldexp(1.0, -rp.r);
+        return rp;
+      }
+    }
     // Dense: r = floor(b) columns, as many slots as the budget buys (spare
     // slots make the system solvable more often), at most 64, and then as
     // many as the payload's whole bytes hold: the padding bits become
@@ -309,8 +332,10 @@ void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
   }
   if (plan.params.kind == FilterKind::kRibbon) {
     const uint64_t budget_words = plan.payload_bytes / 8;  // banded
-    const int salts = rp.dense ? std::clamp(options.dense_salts, 0, 256)
-                               : std::clamp(options.salts_per_size, 0, 256);
+    const int salts = rp.dense
+                          ? std::clamp(options.dense_salts, 0,
+                                       rp.compact ? kRibbonCompactSalts : 256)
+                          : std::clamp(options.salts_per_size, 0, 256);
     const int growths = rp.dense ? 0 : std::clamp(options.growths, 0, 8);
     RibbonScratch local_scratch;
     RibbonSystem sys(scratch != nullptr ? scratch : &local_scratch);
@@ -323,9 +348,25 @@ void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
           dst->resize(start);
           dst->resize(start + plan.payload_bytes);
           uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+          if (rp.compact) {
+            // Header byte: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0.
+            *out++ = static_cast<uint8_t>(salt | (((rp.r - 1) >> 4) << 6));
+          }
           if (!BuildDense(hashes, static_cast<uint32_t>(rp.slots), rp.r, salt,
                           &sys, out)) {
             continue;
+          }
+          stats->kind = FilterKind::kRibbon;
+          stats->slots = rp.slots;
+          stats->columns = rp.r;
+          if (rp.compact) {
+            Trailer t;
+            t.kind = FilterKind::kRibbon;
+            t.payload_size = plan.payload_bytes;
+            t.params[0] = plan.first_param;
+            t.params_size = 1;
+            AppendTrailer(t, dst);
+            return;
           }
           AppendRibbonTrailer(spec, plan.payload_bytes, true, salt, rp.slots,
                               rp.r, dst);

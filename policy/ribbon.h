@@ -18,8 +18,11 @@
 namespace sstfilter {
 namespace internal {
 
-// Kind params of a ribbon filter: u8 form (0 dense, 1 banded), u8 salt, then
-// dense: u8 slots, u8 columns, 2 zero bytes; banded: u32le num_blocks.
+// Kind params of a ribbon filter (full trailer): u8 form (0 dense, 1 banded),
+// u8 salt, then dense: u8 slots, u8 columns, 2 zero bytes; banded: u32le
+// num_blocks. A compact dense filter (seed 0, payload 16..127 bytes) has
+// one param, the low 4 bits of r - 1, and a header byte at the payload's
+// start: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0 (docs/FORMAT.md).
 inline constexpr size_t kRibbonParamsSize = 6;
 
 // Spare slots, as a fraction of n, that a banded system of n rows needs to
@@ -35,9 +38,10 @@ uint64_t RibbonBandedBlocks(uint64_t n);
 struct RibbonPlan {
   KindPlan plan;
   bool dense = false;
-  uint64_t slots = 0;  // dense: m; banded: 64 num_blocks
-  uint32_t r = 0;      // columns (banded: of the blocks >= k)
-  uint64_t k = 0;      // banded: blocks with r + 1 columns
+  bool compact = false;  // dense, written with a compact trailer
+  uint64_t slots = 0;    // dense: m; banded: 64 num_blocks
+  uint32_t r = 0;        // columns (banded: of the blocks >= k)
+  uint64_t k = 0;        // banded: blocks with r + 1 columns
 };
 RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n);
 

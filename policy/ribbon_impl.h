@@ -32,7 +32,8 @@
 //
 // Dense form (tiny filters, m <= 64 slots): one row of m bits per key, r
 // columns of m bits packed LSB first one after another (column j at payload
-// bits [j m, j m + m)).
+// bits [j m, j m + m)). A compact dense filter puts a header byte (salt, a
+// bit of r) before those bits and derives m (RibbonCompactSlots).
 //
 // Queries stop at the first column that disagrees: an absent key checks two
 // columns on average, whatever r is.
@@ -132,6 +133,15 @@ struct RibbonBanded {
     return true;
   }
 };
+
+// Slots of a compact dense filter (docs/FORMAT.md, "Kind 6 compact"): as
+// many as the column bytes after the header byte hold, at most 64.
+inline uint64_t RibbonCompactSlots(uint64_t payload_size, uint32_t r) {
+  const uint64_t m = 8 * (payload_size - 1) / r;
+  return m < kRibbonMaxDenseSlots ? m : kRibbonMaxDenseSlots;
+}
+// Most salts a compact dense filter can name (6 bits of its header byte).
+inline constexpr int kRibbonCompactSalts = 64;
 
 // The dense form's geometry, from its trailer.
 struct RibbonDense {

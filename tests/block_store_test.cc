@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "harness/scratch.h"
 #include "sstfilter/params.h"
 #include "tests/test_util.h"
 
@@ -20,6 +21,13 @@ namespace {
 using test::Key;
 using test::NeighbourKey;
 
+// A folder of this process's own ($TMPDIR/block_store_test.XXXXXX), so
+// that concurrent runs of the test never share files; removed at exit.
+const std::string& ScratchPath() {
+  static const harness::ScratchDir dir("block_store_test");
+  return dir.path();
+}
+
 class BlockStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
   std::string Path() const {
@@ -28,7 +36,7 @@ class BlockStoreTest : public ::testing::TestWithParam<std::string> {
     for (char& c : name) {
       if (c == '/') c = '_';
     }
-    return ::testing::TempDir() + "block_store_" + name + ".db";
+    return ScratchPath() + "/" + name + ".db";
   }
   static std::string Value(uint64_t i) {
     return "value-" + std::to_string(i) + std::string(40, 'v');
@@ -148,7 +156,7 @@ TEST_P(BlockStoreTest, DamagedFilesFailToOpen) {
 
 TEST(BlockStoreSpecTest, BadSpecIsAnError) {
   block_store::Writer w;
-  Status s = w.Open(::testing::TempDir() + "bad.db", "bloom:0");
+  Status s = w.Open(ScratchPath() + "/bad.db", "bloom:0");
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("bits per key"), std::string::npos)
       << s.ToString();

@@ -298,13 +298,91 @@ TEST(CompactTrailerTest, JunkPassesAtTheDocumentedRate) {
       << truncations;
 }
 
+// --- compact dense ribbon (kind 6) ---
+
+TEST(CompactRibbonTest, GoldenCompactDenseRibbon) {
+  // 33 keys at 10 bits/key: budget 330 bits, 8 for the header byte, so
+  // r = 9 columns of m = 35 slots: 1 + 40 payload bytes, then the trailer.
+  const std::string bytes = test::BuildFilter(test::MustParse("ribbon:10"), 33);
+  ASSERT_EQ(bytes.size(), 41u + 2);
+  ASSERT_TRUE(IsCompact(bytes));
+  EXPECT_EQ(Hex(bytes.substr(41)), "3db4");
+  EXPECT_EQ(Hex(bytes.substr(0, 1)), "00");
+  EXPECT_EQ(Hash64(bytes), 16359984697935945922ull);
+}
+
+TEST(CompactRibbonTest, NoFalseNegativesAndCompactWhenItFits) {
+  int compact = 0, truncations = 0, truncations_valid = 0;
+  for (double bits : {3.0, 4.0, 6.5, 7.3, 9.5, 10.0, 12.7, 16.0, 20.0}) {
+    for (uint64_t seed : {0, 9}) {
+      FilterSpec spec = test::MustParse("ribbon:10");
+      spec.bits_per_key = bits;
+      spec.seed = seed;
+      std::unique_ptr<FilterBuilder> b;
+      ASSERT_TRUE(NewFilterBuilder(spec, &b).ok());
+      for (uint64_t n = 1; n <= 64; n++) {
+        const std::string bytes = test::BuildFilter(spec, n);
+        ASSERT_EQ(bytes.size(), b->FilterSize(n)) << bits << " n=" << n;
+        ASSERT_TRUE(AllMayMatch(bytes, n)) << bits << " n=" << n;
+        const FilterReader r = FilterReader::Open(bytes);
+        ASSERT_TRUE(r.valid());
+        if (!IsCompact(bytes)) continue;
+        ASSERT_EQ(seed, 0u);
+        ASSERT_EQ(r.kind(), FilterKind::kRibbon) << bits << " n=" << n;
+        compact++;
+        // The header byte's bit 7 is reserved: set, the filter is invalid.
+        std::string bad = bytes;
+        bad[0] = static_cast<char>(bad[0] | 0x80);
+        ASSERT_FALSE(FilterReader::Open(bad).valid());
+        ASSERT_TRUE(AllMayMatch(bad, n));
+        // Bytes lost at the start never read as valid (the check holds the
+        // size); an end cut leaves payload bytes as the trailer, which pass
+        // as a compact trailer at the junk rate (docs/FORMAT.md): counted.
+        for (size_t cut = 1; cut < bytes.size(); cut++) {
+          ASSERT_FALSE(FilterReader::Open(bytes.substr(cut)).valid());
+          truncations++;
+          if (FilterReader::Open(bytes.substr(0, bytes.size() - cut)).valid()) {
+            truncations_valid++;
+          }
+        }
+        // Every one- or two-bit error in the trailer is caught.
+        const size_t base = bytes.size() - 2;
+        for (int i = 0; i < 16; i++) {
+          for (int j = i; j < 16; j++) {
+            std::string bad2 = bytes;
+            bad2[base + i / 8] ^= static_cast<char>(1 << (i % 8));
+            if (j != i) bad2[base + j / 8] ^= static_cast<char>(1 << (j % 8));
+            ASSERT_FALSE(FilterReader::Open(bad2).valid())
+                << bits << " n=" << n << " bits " << i << "," << j;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compact, 200);
+  // ~2^-12 per cut for the compact trailer, ~2^-8 for a full one.
+  EXPECT_LT(truncations_valid, truncations / 64);
+}
+
+TEST(CompactRibbonTest, FprMatchesColumns) {
+  // 60 keys at 10 bits/key: r = 9, FPR 2^-9; 2^20 absent keys.
+  const std::string bytes = test::BuildFilter(test::MustParse("ribbon:10"), 60);
+  ASSERT_TRUE(IsCompact(bytes));
+  const FilterReader r = FilterReader::Open(bytes);
+  uint64_t fp = 0;
+  const uint64_t trials = 1u << 20;
+  for (uint64_t i = 0; i < trials; i++) fp += r.MayMatch(AbsentKey(i));
+  const double expect = trials / 512.0;
+  EXPECT_NEAR(static_cast<double>(fp), expect, 6 * std::sqrt(expect));
+}
+
 // --- the size bound, every kind ---
 
 TEST(SizeBoundTest, NoFilterExceedsMaxFilterBytes) {
   std::vector<uint64_t> sizes;
   for (uint64_t n = 1; n <= 3000; n++) sizes.push_back(n);
   for (uint64_t n = 3001; n < 100000000; n = n * 9 / 8 + 7) sizes.push_back(n);
-  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo"}) {
+  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo", "ribbon"}) {
     for (double bits :
          {1.0, 2.0, 4.0, 6.0, 7.3, 9.5, 10.0, 12.0, 14.7, 16.0, 20.0, 24.5}) {
       FilterSpec spec = test::MustParse(std::string(kind) + ":10");

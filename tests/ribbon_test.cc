@@ -76,7 +76,15 @@ TEST(RibbonTest, PlansRibbonFormsAtTheirSizes) {
   std::string bytes;
   internal::AppendRibbonFilter(spec, Hashes(33), &bytes, {}, &stats);
   EXPECT_EQ(stats.kind, FilterKind::kRibbon);
-  EXPECT_EQ(stats.columns, 10u);  // dense: floor(b) columns
+  // Compact dense (seed 0): floor((n b - 8) / n) columns, the header byte
+  // out of the budget.
+  EXPECT_EQ(stats.columns, 9u);
+  EXPECT_EQ(stats.slots, 35u);
+  bytes.clear();
+  internal::AppendRibbonFilter(test::MustParse("ribbon:10:seed=3"), Hashes(33),
+                               &bytes, {}, &stats);
+  EXPECT_EQ(stats.kind, FilterKind::kRibbon);
+  EXPECT_EQ(stats.columns, 10u);  // dense, full trailer: floor(b) columns
   bytes.clear();
   internal::AppendRibbonFilter(spec, Hashes(100000), &bytes, {}, &stats);
   EXPECT_EQ(stats.kind, FilterKind::kRibbon);
@@ -84,18 +92,20 @@ TEST(RibbonTest, PlansRibbonFormsAtTheirSizes) {
 }
 
 TEST(RibbonTest, RetriesWithNewSaltsUntilSolvable) {
-  // Square dense systems (n = 40 slots at exactly 10 bits per key) are
-  // solvable with probability ~0.29 per salt: across 20 key sets some need
-  // retries, and every one is built as ribbon.
+  // Square dense systems (n = 40 slots at 10.25 bits per key: 8 bits for
+  // the compact form's header byte, 10 columns of 40 slots) are solvable
+  // with probability ~0.29 per salt: across 20 key sets some need retries,
+  // and every one is built as ribbon.
   int retried = 0;
   for (uint64_t set = 0; set < 20; set++) {
     const std::vector<uint64_t> h = Hashes(40, 1000 * set);
     internal::RibbonBuildStats stats;
     std::string bytes;
-    internal::AppendRibbonFilter(test::MustParse("ribbon:10"), h, &bytes, {},
+    internal::AppendRibbonFilter(test::MustParse("ribbon:10.25"), h, &bytes, {},
                                  &stats);
     EXPECT_EQ(stats.kind, FilterKind::kRibbon) << set;
     EXPECT_EQ(stats.slots, 40u);
+    EXPECT_EQ(stats.columns, 10u);
     retried += stats.attempts > 1;
     ExpectAllMatch(bytes, h, "set " + std::to_string(set));
   }
