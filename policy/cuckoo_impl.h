@@ -261,7 +261,8 @@ inline decltype(auto) WithTagBits(int f, Fn&& fn) {
 #define SSTFILTER_TAG_BITS_CASE(n) \
   case n:                          \
     return fn(std::integral_constant<int, n>());
-  // clang-format off: one row per pair of cases
+  // One row per pair of cases.
+  // clang-format off
   switch (f) {
     SSTFILTER_TAG_BITS_CASE(4)  SSTFILTER_TAG_BITS_CASE(5)
     SSTFILTER_TAG_BITS_CASE(6)  SSTFILTER_TAG_BITS_CASE(7)

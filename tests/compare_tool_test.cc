@@ -348,9 +348,7 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
   // A folder that already holds results is left alone.
   const fs::path used = dir.path() / "used";
   fs::create_directories(used);
-  {
-    std::ofstream(used / "results.json") << "{}";
-  }
+  std::ofstream(used / "results.json") << "{}";  // closed at the ';'
   const ToolResult r = RunTool(dir, {"--out=" + used.string()});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("already holds results"), std::string::npos) << r.err;
