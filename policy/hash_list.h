@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace sstfilter {
@@ -43,7 +44,11 @@ class HashList {
   void push_back(uint64_t hash) {
     const size_t c = size_ >> kChunkShift;
     if (c == chunks_.size()) {
-      chunks_.emplace_back(new uint64_t[kChunkHashes]);
+      // Owned before the vector may grow: if growing throws bad_alloc the
+      // chunk is freed and the list is unchanged (the C API reports
+      // out-of-memory and the builder stays usable).
+      std::unique_ptr<uint64_t[]> chunk(new uint64_t[kChunkHashes]);
+      chunks_.push_back(std::move(chunk));
     }
     chunks_[c][size_ & (kChunkHashes - 1)] = hash;
     size_++;
