@@ -27,25 +27,9 @@ namespace sstfilter {
 namespace {
 
 using test::AbsentKey;
+using test::AllMayMatch;
+using test::Hex;
 using test::Key;
-
-std::string Hex(std::string_view s) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
-
-bool AllMayMatch(std::string_view bytes, uint64_t n) {
-  const FilterReader r = FilterReader::Open(bytes);
-  for (uint64_t i = 0; i < n; i++) {
-    if (!r.MayMatch(Key(i))) return false;
-  }
-  return true;
-}
 
 bool IsCompact(const std::string& bytes) {
   internal::Trailer t;

@@ -21,17 +21,8 @@ namespace sstfilter {
 namespace {
 
 using test::AbsentKey;
+using test::Hex;
 using test::Key;
-
-std::string Hex(std::string_view s) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
 
 // --- golden bytes -------------------------------------------------------------
 

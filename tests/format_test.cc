@@ -18,26 +18,9 @@
 namespace sstfilter {
 namespace {
 
+using test::AllMayMatch;
+using test::Hex;
 using test::Key;
-
-std::string Hex(std::string_view s) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
-}
-
-// Every key of `keys` may match in `bytes` (the no-false-negative property).
-bool AllMayMatch(std::string_view bytes, uint64_t n) {
-  const FilterReader r = FilterReader::Open(bytes);
-  for (uint64_t i = 0; i < n; i++) {
-    if (!r.MayMatch(Key(i))) return false;
-  }
-  return true;
-}
 
 TEST(FormatTest, GoldenEmptyFilter) {
   const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), 0);

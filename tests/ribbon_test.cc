@@ -22,6 +22,7 @@ namespace sstfilter {
 namespace {
 
 using test::AbsentKey;
+using test::Hex;
 using test::Key;
 
 std::vector<uint64_t> Hashes(uint64_t n, uint64_t first = 0) {
@@ -29,16 +30,6 @@ std::vector<uint64_t> Hashes(uint64_t n, uint64_t first = 0) {
   h.reserve(n);
   for (uint64_t i = first; i < first + n; i++) h.push_back(Hash64(Key(i), 0));
   return h;
-}
-
-std::string Hex(std::string_view s) {
-  static const char* d = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out += d[c >> 4];
-    out += d[c & 15];
-  }
-  return out;
 }
 
 void ExpectAllMatch(const std::string& bytes, const std::vector<uint64_t>& h,

@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/keys.h"
@@ -33,6 +34,27 @@ inline std::vector<std::string> AllKindSpecs() {
 inline std::string Key(uint64_t i, char last = 'a') {
   return harness::FixedKeys().Key(i, last);
 }
+// Lower-case hex of `s`, for golden-byte comparisons.
+inline std::string Hex(std::string_view s) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out += d[c >> 4];
+    out += d[c & 15];
+  }
+  return out;
+}
+
+// Whether Key(0) .. Key(n - 1) all may match in `bytes` (the
+// no-false-negative property).
+inline bool AllMayMatch(std::string_view bytes, uint64_t n) {
+  const FilterReader r = FilterReader::Open(bytes);
+  for (uint64_t i = 0; i < n; i++) {
+    if (!r.MayMatch(Key(i))) return false;
+  }
+  return true;
+}
+
 inline std::string NeighbourKey(uint64_t i) { return Key(i, 'b'); }
 // Absent keys far from every Key(i < 10^10): another prefix, "nokey-<i>".
 inline std::string AbsentKey(uint64_t i) { return harness::OtherPrefixKey(i); }
