@@ -228,7 +228,7 @@ struct CuckooBucket {
     // Both loads are issued before either test, so their misses overlap.
     const Word w1 = Load(data, size, loc.b1);
     const Word w2 = Load(data, size, loc.b2);
-    return Contains(w1, loc.tag) | Contains(w2, loc.tag);
+    return Contains(w1, loc.tag) || Contains(w2, loc.tag);
   }
   // Prefetches both buckets: the line of each bucket's first byte, and the
   // next line only for a bucket that straddles two (~8% of them for f =
