@@ -41,10 +41,12 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
   return out;
 }
 
-void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys) {
+void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
+                         uint64_t flush_keys) {
   if (!spec_.by_level) return;
   // The runs in plan order, each with its level: levels >= 1, then the L0
-  // files (level -1: no new table goes to them), then the new L0 file.
+  // files (level -1: no new table goes to them), the new L0 file, and the
+  // L0 files to come.
   std::vector<Run> runs;
   for (size_t level = 1; level < tree.levels.size(); level++) {
     if (tree.levels[level].keys > 0) {
@@ -55,6 +57,11 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys) {
     if (file.keys > 0) runs.push_back({-1, file});
   }
   if (new_l0_keys > 0) runs.push_back({0, {new_l0_keys, {}}});
+  const size_t l0_runs = tree.l0_files.size() + (new_l0_keys > 0 ? 1 : 0);
+  for (size_t f = l0_runs;
+       flush_keys > 0 && f < static_cast<size_t>(spec_.l0_files + 1) / 2; f++) {
+    runs.push_back({-1, {flush_keys, {}}});
+  }
   if (runs.empty()) return;
   std::vector<uint64_t> keys;
   for (const Run& r : runs) keys.push_back(r.keys.keys);

@@ -53,14 +53,16 @@ class LevelSizer {
   FilterSpec SpecFor(const rocksdb::FilterBuildingContext& context);
 
   // The tree as it will be when a flush or compaction that starts now
-  // ends, and `new_l0_keys`, the keys of the L0 file it writes (0: none;
-  // not in `tree`). From now on a table at level L gets the bits of L's run
-  // in the plan of that tree, and an L0 table those of the new L0 file.
-  // The plan's average is the spec's minus what the built filters spend
-  // over their runs' plan, per key of the tree. The plan is kept
-  // while the tree's runs stay within 1/32 of its own and that average
-  // within 1/64 bit.
-  void Observe(const TreeRuns& tree, uint64_t new_l0_keys);
+  // ends, `new_l0_keys`, the keys of the L0 file it writes (0: none; not
+  // in `tree`), and `flush_keys`, those of a flush (0: unknown). From now
+  // on a table at level L gets the bits of L's run in the plan of that
+  // tree, and an L0 table those of the new L0 file. The plan counts at
+  // least (l0_files + 1) / 2 L0 files, adding ones of flush_keys: L0's
+  // mean between two compactions. Its average is the spec's minus what the
+  // built filters spend over their runs' plan, per key of the tree. The
+  // plan is kept while the tree's runs stay within 1/32 of its own and
+  // that average within 1/64 bit.
+  void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
  private:
   double ObservedBits(int level) const;

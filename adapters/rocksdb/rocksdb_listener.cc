@@ -10,8 +10,9 @@
 //   has not loaded yet, its bytes times the tree's entries per byte);
 //   minus the input files of every running compaction, whose keys are
 //   counted at its output level instead (one new run if that is L0);
-//   and for a flush, one new L0 file of the keys of the last flush this
-//   listener saw end (or of the mean L0 file; none if neither is known);
+//   the keys of a flush: those of the last flush this listener saw end
+//   (or of the mean L0 file; unknown if neither is known), and for a
+//   flush, one new L0 file of them;
 //   with the filter entries and bits of the files that stay, for those
 //   this listener saw created (OnTableFileCreated).
 //
@@ -141,13 +142,13 @@ class LevelListener final : public rocksdb::EventListener {
   void Observe(rocksdb::DB* db, bool flush) {
     const std::vector<LiveFile> files = LiveFiles(db, column_family_);
     internal::TreeRuns tree;
-    uint64_t new_l0 = 0;
+    uint64_t flush_keys = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       tree = TreeAfterJobs(files);
-      if (flush) new_l0 = FlushKeys(tree);
+      flush_keys = FlushKeys(tree);
     }
-    sizer_->Observe(tree, new_l0);
+    sizer_->Observe(tree, flush ? flush_keys : 0, flush_keys);
   }
 
   // REQUIRES: mu_ held. Also forgets the filters of files gone.
