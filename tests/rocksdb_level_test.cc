@@ -622,7 +622,7 @@ double NaturalTreeSpend(const std::string& text, bool listener) {
 
 // This tree ends as its levels drain after the last Put (L5 from ~35% of
 // the keys to ~7%), and the files that stay were planned while they were
-// larger: measured 0.94-0.96 with the listener, 1.04-1.13 by the model
+// larger: measured 0.94-0.99 with the listener, 1.04-1.13 by the model
 // (docs/BENCHMARKS.md has a 10^7-key tree).
 TEST_P(RocksDBByLevelTest, ListenerKeepsANaturalTreeNearTheAverage) {
   const double spend = NaturalTreeSpend(GetParam(), true);

@@ -44,9 +44,41 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
 void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
                          uint64_t flush_keys) {
   if (!spec_.by_level) return;
-  // The runs in plan order, each with its level: levels >= 1, then the L0
-  // files (level -1: no new table goes to them), the new L0 file, and the
-  // L0 files to come.
+  const std::vector<Run> runs = PlanRuns(tree, new_l0_keys, flush_keys);
+  if (runs.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (NearlySame(runs, observed_runs_)) return;
+  }
+  // Planned without the lock: tables being built need it meanwhile.
+  std::vector<uint64_t> keys;
+  for (const Run& r : runs) keys.push_back(r.keys.keys);
+  // The spec was validated, so these succeed; if not, keep the old plan.
+  LevelPlan plan;
+  if (!PlanLevelBits(spec_.kind, keys, spec_.bits_per_key, &plan).ok()) return;
+  const double average = std::clamp(
+      spec_.bits_per_key - Overspent(runs, plan),
+      std::max(MinBitsPerKey(spec_.kind), 0.75 * spec_.bits_per_key),
+      std::min(MaxBitsPerKey(spec_.kind), 1.25 * spec_.bits_per_key));
+  if (!PlanLevelBits(spec_.kind, keys, average, &plan).ok()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  observed_runs_ = runs;
+  const double l0 = observed_bits_.empty() ? 0 : observed_bits_[0];
+  observed_bits_.assign(std::max<size_t>(1, tree.levels.size()), 0.0);
+  observed_bits_[0] = l0;
+  for (size_t i = 0; i < runs.size(); i++) {
+    if (runs[i].level >= 0) {
+      observed_bits_[static_cast<size_t>(runs[i].level)] = plan.bits_per_key[i];
+    }
+  }
+}
+
+// The runs in plan order, each with its level: levels >= 1, then the L0
+// files (level -1: no new table goes to them), the new L0 file, and the
+// L0 files to come.
+std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
+                                                  uint64_t new_l0_keys,
+                                                  uint64_t flush_keys) const {
   std::vector<Run> runs;
   for (size_t level = 1; level < tree.levels.size(); level++) {
     if (tree.levels[level].keys > 0) {
@@ -58,39 +90,11 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
   }
   if (new_l0_keys > 0) runs.push_back({0, {new_l0_keys, {}}});
   const size_t l0_runs = tree.l0_files.size() + (new_l0_keys > 0 ? 1 : 0);
-  for (size_t f = l0_runs;
-       flush_keys > 0 && f < static_cast<size_t>(spec_.l0_files + 1) / 2; f++) {
+  const size_t l0_mean = static_cast<size_t>(spec_.l0_files + 1) / 2;
+  for (size_t f = l0_runs; flush_keys > 0 && f < l0_mean; f++) {
     runs.push_back({-1, {flush_keys, {}}});
   }
-  if (runs.empty()) return;
-  std::vector<uint64_t> keys;
-  for (const Run& r : runs) keys.push_back(r.keys.keys);
-  // The spec was validated, so these succeed; if not, keep the old plan.
-  LevelPlan plan;
-  if (!PlanLevelBits(spec_.kind, keys, spec_.bits_per_key, &plan).ok()) return;
-  const double average = std::clamp(
-      spec_.bits_per_key - Overspent(runs, plan),
-      std::max(MinBitsPerKey(spec_.kind), 0.75 * spec_.bits_per_key),
-      std::min(MaxBitsPerKey(spec_.kind), 1.25 * spec_.bits_per_key));
-  std::lock_guard<std::mutex> lock(mu_);
-  if (NearlySame(runs, observed_runs_) &&
-      std::abs(average - observed_average_) <= 1.0 / 64) {
-    return;
-  }
-  if (average != spec_.bits_per_key &&
-      !PlanLevelBits(spec_.kind, keys, average, &plan).ok()) {
-    return;
-  }
-  observed_runs_ = runs;
-  observed_average_ = average;
-  const double l0 = observed_bits_.empty() ? 0 : observed_bits_[0];
-  observed_bits_.assign(std::max<size_t>(1, tree.levels.size()), 0.0);
-  observed_bits_[0] = l0;
-  for (size_t i = 0; i < runs.size(); i++) {
-    if (runs[i].level >= 0) {
-      observed_bits_[static_cast<size_t>(runs[i].level)] = plan.bits_per_key[i];
-    }
-  }
+  return runs;
 }
 
 // Tables keep the bits of the tree they were planned for, so once the tree

@@ -60,8 +60,7 @@ class LevelSizer {
   // least (l0_files + 1) / 2 L0 files, adding ones of flush_keys: L0's
   // mean between two compactions. Its average is the spec's minus what the
   // built filters spend over their runs' plan, per key of the tree. The
-  // plan is kept while the tree's runs stay within 1/32 of its own and
-  // that average within 1/64 bit.
+  // plan is kept while the tree's runs stay within 1/32 of its own.
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
  private:
@@ -74,6 +73,8 @@ class LevelSizer {
     int level;
     RunKeys keys;
   };
+  std::vector<Run> PlanRuns(const TreeRuns& tree, uint64_t new_l0_keys,
+                            uint64_t flush_keys) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
   double Overspent(const std::vector<Run>& runs, const LevelPlan& plan) const;
 
@@ -87,7 +88,6 @@ class LevelSizer {
   // The observed tree's plan: the runs it was made for, and per level the
   // bits of a new table there (0: none planned).
   std::vector<Run> observed_runs_;
-  double observed_average_ = 0;
   std::vector<double> observed_bits_;
 };
 
