@@ -161,7 +161,7 @@ TEST(LevelDBPolicyTest, BadSpecIsAnErrorNamingTheProblem) {
         Case{"bloom:ten", "not a decimal number"},
         Case{"bloom:0", "bits per key"},
         Case{"blocked_bloom:1e9", "not a decimal number"},
-        Case{"bloom:10:salt", "unknown option \"salt\""}}) {
+        Case{"bloom:10:pepper", "unknown option \"pepper\""}}) {
     SCOPED_TRACE(c.spec);
     PolicyPtr p;
     const leveldb::Status s = NewLevelDBFilterPolicy(c.spec, &p);

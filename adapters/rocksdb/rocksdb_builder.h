@@ -71,7 +71,6 @@ class RocksDBBitsBuilder final : public rocksdb::FilterBitsBuilder {
   void Add(uint64_t hash);
 
   const std::unique_ptr<FilterBuilder> core_;
-  const uint64_t seed_;
   const bool verify_;
   // The previous call's key and alt hashes, since the last Finish.
   uint64_t last_key_ = 0;

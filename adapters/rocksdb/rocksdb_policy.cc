@@ -129,7 +129,7 @@ namespace internal {
 
 RocksDBBitsBuilder::RocksDBBitsBuilder(std::unique_ptr<FilterBuilder> core,
                                        bool verify)
-    : core_(std::move(core)), seed_(core_->spec().seed), verify_(verify) {}
+    : core_(std::move(core)), verify_(verify) {}
 
 void RocksDBBitsBuilder::Add(uint64_t hash) {
   core_->AddHash(hash);
@@ -137,7 +137,7 @@ void RocksDBBitsBuilder::Add(uint64_t hash) {
 }
 
 void RocksDBBitsBuilder::AddKey(const rocksdb::Slice& key) {
-  const uint64_t k = Hash64(View(key), seed_);
+  const uint64_t k = core_->HashKey(View(key));
   if (!(has_last_key_ && k == last_key_)) Add(k);
   last_key_ = k;
   has_last_key_ = true;
@@ -151,8 +151,8 @@ void RocksDBBitsBuilder::AddKey(const rocksdb::Slice& key) {
 // every key and alt still matches.
 void RocksDBBitsBuilder::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {
-  const uint64_t k = Hash64(View(key), seed_);
-  const uint64_t a = Hash64(View(alt), seed_);
+  const uint64_t k = core_->HashKey(View(key));
+  const uint64_t a = core_->HashKey(View(alt));
   const bool key_seen =
       (has_last_key_ && k == last_key_) || (has_last_alt_ && k == last_alt_);
   if (!key_seen) Add(k);
@@ -223,12 +223,12 @@ namespace {
 // an immutable view, so every call is thread-safe.
 class Reader final : public rocksdb::FilterBitsReader {
  public:
-  explicit Reader(const FilterReader& r) : r_(r), seed_(r.seed()) {}
+  explicit Reader(const FilterReader& r) : r_(r) {}
 
   bool MayMatch(const rocksdb::Slice& entry) override {
     // Unreadable bytes match without hashing; every other mode, "never
     // matches" included, is MayMatchHash's.
-    return !r_.valid() || r_.MayMatchHash(Hash64(View(entry), seed_));
+    return !r_.valid() || r_.MayMatchHash(r_.Hash(View(entry)));
   }
 
   // MultiGet's path: hash the whole batch straight from RocksDB's slices,
@@ -242,14 +242,13 @@ class Reader final : public rocksdb::FilterBitsReader {
     uint64_t hashes[kChunk];
     for (int i = 0; i < num_keys; i += kChunk) {
       const int m = std::min(kChunk, num_keys - i);
-      for (int j = 0; j < m; j++) hashes[j] = Hash64(View(*keys[i + j]), seed_);
+      for (int j = 0; j < m; j++) hashes[j] = r_.Hash(View(*keys[i + j]));
       r_.MayMatchHashes(static_cast<size_t>(m), hashes, may_match + i);
     }
   }
 
  private:
   const FilterReader r_;
-  const uint64_t seed_;
 };
 
 class Policy final : public rocksdb::FilterPolicy {
