@@ -9,6 +9,7 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -23,6 +24,7 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
@@ -127,9 +129,10 @@ class LevelSizer {
 
 namespace internal {
 
-RocksDBBitsBuilder::RocksDBBitsBuilder(std::unique_ptr<FilterBuilder> core,
-                                       bool verify)
-    : core_(std::move(core)), verify_(verify) {}
+RocksDBBitsBuilder::RocksDBBitsBuilder(
+    std::unique_ptr<FilterBuilder> core, bool verify,
+    std::shared_ptr<const FilterSecret> secret)
+    : core_(std::move(core)), verify_(verify), secret_(std::move(secret)) {}
 
 void RocksDBBitsBuilder::Add(uint64_t hash) {
   core_->AddHash(hash);
@@ -185,7 +188,7 @@ rocksdb::Slice RocksDBBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
 rocksdb::Status RocksDBBitsBuilder::MaybePostVerify(
     const rocksdb::Slice& filter) {
   if (!verify_) return rocksdb::Status::OK();
-  const FilterReader r = FilterReader::Open(View(filter));
+  const FilterReader r = FilterReader::Open(View(filter), secret_.get());
   bool ok = r.valid();
   for (size_t i = 0; ok && i < finished_.size(); i++) {
     ok = r.MayMatchHash(finished_[i]);
@@ -220,10 +223,14 @@ double RocksDBBitsBuilder::EstimatedFpRate(size_t num_entries,
 namespace {
 
 // One per filter block, shared by RocksDB between threads: FilterReader is
-// an immutable view, so every call is thread-safe.
+// an immutable view, so every call is thread-safe. It holds the policy's
+// secret, which a keyed FilterReader points to, for as long as it lives
+// (RocksDB may keep it in its cache after the policy is gone).
 class Reader final : public rocksdb::FilterBitsReader {
  public:
-  explicit Reader(const FilterReader& r) : r_(r) {}
+  Reader(std::string_view bytes, std::shared_ptr<const FilterSecret> secret)
+      : secret_(std::move(secret)),
+        r_(FilterReader::Open(bytes, secret_.get())) {}
 
   bool MayMatch(const rocksdb::Slice& entry) override {
     // Unreadable bytes match without hashing; every other mode, "never
@@ -248,13 +255,15 @@ class Reader final : public rocksdb::FilterBitsReader {
   }
 
  private:
+  const std::shared_ptr<const FilterSecret> secret_;
   const FilterReader r_;
 };
 
 class Policy final : public rocksdb::FilterPolicy {
  public:
-  explicit Policy(const FilterSpec& spec)
+  Policy(const FilterSpec& spec, std::shared_ptr<const FilterSecret> secret)
       : spec_(spec),
+        secret_(std::move(secret)),
         name_(kRocksDBIdPrefix + std::string(FilterKindName(spec.kind))),
         id_(IdOf(spec)),
         sizer_(spec) {}
@@ -273,22 +282,27 @@ class Policy final : public rocksdb::FilterPolicy {
     // The spec was checked buildable when the policy was made (and
     // by_level keeps bits within the kind's range), so this cannot fail;
     // if it did, nullptr means "no filter", never a wrong one.
-    if (!NewFilterBuilder(sizer_.SpecFor(context), &core).ok()) return nullptr;
+    if (!NewFilterBuilder(sizer_.SpecFor(context), &core, secret_.get()).ok()) {
+      return nullptr;
+    }
     // Raw owning pointer: RocksDB's signature; it deletes the builder.
     return new internal::RocksDBBitsBuilder(
         std::move(core),
-        context.table_options.detect_filter_construct_corruption);
+        context.table_options.detect_filter_construct_corruption, secret_);
   }
 
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override {
     // Raw owning pointer: RocksDB's signature. Unreadable bytes give a
     // reader that matches every key.
-    return new Reader(FilterReader::Open(View(contents)));
+    return new Reader(View(contents), secret_);
   }
 
  private:
   const FilterSpec spec_;
+  // Null unless given or the spec is keyed; readers use it for keyed
+  // filters whatever the spec.
+  const std::shared_ptr<const FilterSecret> secret_;
   const std::string name_;
   const std::string id_;
   // GetBuilderWithContext is const, and learns the tree's levels.
@@ -309,16 +323,41 @@ rocksdb::Status ToRocksDB(const Status& s, const std::string& spec) {
   return rocksdb::Status::InvalidArgument(msg);
 }
 
+// The secret of a keyed spec given none through the API: the file named
+// by kSecretFileEnvVar (OPTIONS files, the plugin, the stock tools).
+Status SecretFromEnvironment(std::shared_ptr<const FilterSecret>* out) {
+  const char* path = std::getenv(kSecretFileEnvVar);
+  if (path == nullptr || *path == '\0') {
+    return Status::InvalidArgument(
+        std::string("a keyed spec needs the application's secret: pass it "
+                    "to NewRocksDBFilterPolicy or name a file holding it in "
+                    "the environment variable ") +
+        kSecretFileEnvVar + ", which is not set");
+  }
+  std::unique_ptr<const FilterSecret> secret;
+  Status s = ReadFilterSecretFile(path, &secret);
+  if (!s.ok()) {
+    return Status::InvalidArgument(s.message() + " (named by " +
+                                   kSecretFileEnvVar + ")");
+  }
+  *out = std::move(secret);
+  return Status::OK();
+}
+
 rocksdb::Status NewPolicy(const std::string& text,
+                          std::shared_ptr<const FilterSecret> secret,
                           std::unique_ptr<Policy>* out) {
   FilterSpec spec;
   Status s = ParseFilterSpec(text, &spec);
+  if (s.ok() && spec.keyed && secret == nullptr) {
+    s = SecretFromEnvironment(&secret);
+  }
   // A kind may parse yet have no builder in this build: fail now, loudly,
   // rather than write SSTs without filters later.
   std::unique_ptr<FilterBuilder> probe;
-  if (s.ok()) s = NewFilterBuilder(spec, &probe);
+  if (s.ok()) s = NewFilterBuilder(spec, &probe, secret.get());
   if (!s.ok()) return ToRocksDB(s, text);
-  *out = std::make_unique<Policy>(spec);
+  *out = std::make_unique<Policy>(spec, std::move(secret));
   return rocksdb::Status::OK();
 }
 
@@ -327,8 +366,14 @@ rocksdb::Status NewPolicy(const std::string& text,
 rocksdb::Status NewRocksDBFilterPolicy(
     const std::string& spec,
     std::shared_ptr<const rocksdb::FilterPolicy>* out) {
+  return NewRocksDBFilterPolicy(spec, nullptr, out);
+}
+
+rocksdb::Status NewRocksDBFilterPolicy(
+    const std::string& spec, std::shared_ptr<const FilterSecret> secret,
+    std::shared_ptr<const rocksdb::FilterPolicy>* out) {
   std::unique_ptr<Policy> p;
-  rocksdb::Status s = NewPolicy(spec, &p);
+  rocksdb::Status s = NewPolicy(spec, std::move(secret), &p);
   if (s.ok()) *out = std::move(p);
   return s;
 }
@@ -344,7 +389,7 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
          std::unique_ptr<const rocksdb::FilterPolicy>* guard,
          std::string* errmsg) -> const rocksdb::FilterPolicy* {
         std::unique_ptr<Policy> p;
-        rocksdb::Status s = NewPolicy(uri, &p);
+        rocksdb::Status s = NewPolicy(uri, nullptr, &p);
         if (!s.ok()) {
           // RocksDB turns a null result with a message into InvalidArgument
           // (whatever our code), which ignore_unsupported_options does not
