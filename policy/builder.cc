@@ -1,6 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 
 #include <cassert>
+#include <chrono>
 #include <limits>
 #include <random>
 
@@ -40,8 +41,17 @@ void FilterBuilder::EndFilter(size_t start, std::string* dst) {
 // 0 (seed absent) is skipped.
 void FilterBuilder::NextSeed() {
   if (salt_state_ == 0) {
-    std::random_device rd;
-    salt_state_ = (uint64_t{rd()} << 32) ^ rd();
+    try {
+      std::random_device rd;
+      salt_state_ = (uint64_t{rd()} << 32) ^ rd();
+    } catch (...) {
+      // No entropy source (rare; never an exception through an adapter):
+      // the clock and this builder's address, still a seed per filter.
+      salt_state_ = internal::Mix64(
+          static_cast<uint64_t>(
+              std::chrono::steady_clock::now().time_since_epoch().count()) ^
+          reinterpret_cast<uintptr_t>(this));
+    }
   }
   do {
     salt_state_ += internal::kGolden64;

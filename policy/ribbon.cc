@@ -94,10 +94,10 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
-    // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte (salt, high bit
-    // of r - 1) inside the budget, then the columns; the trailer holds the
-    // low 4 bits of r - 1. Chosen whenever the payload fits a compact
-    // trailer.
+    // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte
+    // (salt, high bit of r - 1) inside the budget, then the columns; the
+    // trailer holds the low 4 bits of r - 1. Chosen whenever the payload
+    // fits a compact trailer.
     if (MayUseCompactTrailer(spec) && budget > 8) {
       const uint64_t r =
           std::min<uint64_t>((budget - 8) / n, kRibbonMaxColumns);

@@ -109,7 +109,7 @@ sstfilter_code sstfilter_spec_parse(const char* spec, char** canonical,
 uint64_t sstfilter_hash64(const char* key, size_t len,
                           uint64_t seed) SSTFILTER_C_NOEXCEPT;
 
-/* ---- keyed filters (sstfilter/secret.h) ----------------------------------- */
+/* ---- keyed filters (sstfilter/secret.h) --------------------------------- */
 
 /* The application's secret for keyed specs ("bloom:10:keyed"): never stored
  * in filters. Immutable: share it between threads; it must outlive every
