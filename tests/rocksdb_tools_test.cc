@@ -227,6 +227,9 @@ TEST_P(RocksDBToolsTest, DbBenchKeyedReadsTheSecretFile) {
   if (none.exit_code == 0) {
     EXPECT_EQ(Tickers(none.output)["rocksdb.bloom.filter.useful"], 0u);
   }
+  // ... but not silently: the plugin says why on stderr.
+  EXPECT_NE(none.output.find("SSTFILTER_SECRET_FILE"), std::string::npos)
+      << none.output;
   std::printf("  db_bench without SSTFILTER_SECRET_FILE: exit %d\n",
               none.exit_code);
 }

@@ -9,6 +9,7 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -321,8 +322,14 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
         if (!s.ok()) {
           // RocksDB turns a null result with a message into InvalidArgument
           // (whatever our code), which ignore_unsupported_options does not
-          // hide.
+          // hide. From an OPTIONS file RocksDB drops the error and runs
+          // without a filter (docs/ROCKSDB.md), so say it on stderr too:
+          // the stock tools have no other way to show it.
           *errmsg = s.getState() != nullptr ? s.getState() : "sstfilter: error";
+          std::fprintf(stderr,
+                       "%s (if this came from an OPTIONS file, RocksDB goes "
+                       "on without a filter)\n",
+                       errmsg->c_str());
           return nullptr;
         }
         guard->reset(p.release());
