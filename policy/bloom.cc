@@ -14,23 +14,6 @@
 namespace sstfilter {
 namespace internal {
 
-namespace {
-
-// BlockedBloomProbes minimises a sum of ~100 Poisson terms for each of 16
-// probe counts: far too slow for every Finish of a small filter. A builder
-// asks for the same bits per key again and again; remember the last answer.
-int CachedBlockedBloomProbes(double bits_per_key) {
-  thread_local double last_bits = -1;
-  thread_local int last_probes = 0;
-  if (bits_per_key != last_bits) {
-    last_probes = BlockedBloomProbes(bits_per_key);
-    last_bits = bits_per_key;
-  }
-  return last_probes;
-}
-
-}  // namespace
-
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   KindPlan plan;
   FilterParams& p = plan.params;
@@ -61,7 +44,7 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
       blocks = (budget - trailer) / BlockedBloomImpl::kBlockBytes;
     }
     p.kind = FilterKind::kBlockedBloom;
-    p.num_probes = CachedBlockedBloomProbes(spec.bits_per_key);
+    p.num_probes = BlockedBloomProbes(spec.bits_per_key);
     plan.payload_bytes = blocks * BlockedBloomImpl::kBlockBytes;
     if (with_fpr) {
       p.expected_fpr = BlockedBloomFpr(
