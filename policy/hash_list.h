@@ -41,6 +41,16 @@ class HashList {
   uint64_t operator[](size_t i) const {
     return chunks_[i >> kChunkShift][i & (kChunkHashes - 1)];
   }
+  uint64_t& operator[](size_t i) {
+    return chunks_[i >> kChunkShift][i & (kChunkHashes - 1)];
+  }
+  HashList Copy() const {
+    HashList copy;
+    ForEachChunk([&](const uint64_t* p, size_t count) {
+      for (size_t j = 0; j < count; j++) copy.push_back(p[j]);
+    });
+    return copy;
+  }
 
   void push_back(uint64_t hash) {
     if ((size_ & (kChunkHashes - 1)) == 0) StartChunk();
