@@ -244,26 +244,34 @@ bool BuildDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
   return true;
 }
 
-// Reorders `hashes` by start block under `g`, in place (a counting sort
-// that moves each hash along its cycle to its block's next place): no copy
-// of the hashes, only two words per block.
-void SortByStartBlock(HashList* hashes, const RibbonBanded& g,
-                      RibbonScratch* s) {
-  const uint64_t blocks = g.num_blocks - 1;  // blocks where rows start
-  auto block = [&](uint64_t h) {
-    return g.Start(RibbonHash(h, g.salt)) / kRibbonBlockSlots;
+// Rows whose start blocks are within one group of kGroupBlocks touch
+// kGroupBlocks * 64 slots of 12 bytes (768 KiB): the size of a core's L2
+// cache. Adding the rows group by group keeps elimination in the cache;
+// a finer order gains little, and sorting by group is cheap: with few
+// groups the places hashes move to are few sequential streams.
+constexpr uint64_t kGroupBlocks = 1024;
+
+// Reorders `hashes` by group of start blocks under `g`, in place (a
+// counting sort that moves each hash along its cycle to its group's next
+// place): no copy of the hashes, only two words per group.
+void GroupByStartBlock(HashList* hashes, const RibbonBanded& g,
+                       RibbonScratch* s) {
+  const uint64_t groups = (g.num_blocks - 1 + kGroupBlocks - 1) / kGroupBlocks;
+  if (groups <= 1) return;
+  auto group = [&](uint64_t h) {
+    return g.Start(RibbonHash(h, g.salt)) / (kRibbonBlockSlots * kGroupBlocks);
   };
-  s->next.assign(blocks + 1, 0);
+  s->next.assign(groups + 1, 0);
   hashes->ForEachChunk([&](const uint64_t* p, size_t count) {
-    for (size_t j = 0; j < count; j++) s->next[block(p[j]) + 1]++;
+    for (size_t j = 0; j < count; j++) s->next[group(p[j]) + 1]++;
   });
-  for (uint64_t b = 1; b <= blocks; b++) s->next[b] += s->next[b - 1];
+  for (uint64_t b = 1; b <= groups; b++) s->next[b] += s->next[b - 1];
   s->end.assign(s->next.begin() + 1, s->next.end());
   HashList& list = *hashes;
-  for (uint64_t b = 0; b < blocks; b++) {
+  for (uint64_t b = 0; b < groups; b++) {
     while (s->next[b] < s->end[b]) {
       uint64_t h = list[s->next[b]];
-      for (uint64_t d = block(h); d != b; d = block(h)) {
+      for (uint64_t d = group(h); d != b; d = group(h)) {
         std::swap(h, list[s->next[d]++]);
       }
       list[s->next[b]++] = h;
@@ -274,12 +282,12 @@ void SortByStartBlock(HashList* hashes, const RibbonBanded& g,
 bool BuildBanded(HashList* hashes, const RibbonBanded& g, RibbonSystem* sys,
                  uint8_t* out) {
   sys->Reset(g.num_blocks * kRibbonBlockSlots);
-  // Rows are added in order of their start block: elimination then walks
-  // the slots almost sequentially instead of missing the cache once or
-  // more per row (measured: 3x faster at 1M keys). The order changes
-  // neither solvability nor the solution written (the pivot slots of an
-  // echelon form are those of the rows' span, and free slots are 0).
-  SortByStartBlock(hashes, g, &sys->scratch());
+  // Rows are added group by group of start blocks: elimination then stays
+  // in the cache instead of missing it once or more per row (measured: 3x
+  // faster at 1M keys). The order changes neither solvability nor the
+  // solution written (the pivot slots of an echelon form are those of the
+  // rows' span, and free slots are 0).
+  GroupByStartBlock(hashes, g, &sys->scratch());
   bool ok = true;
   hashes->ForEachChunk([&](const uint64_t* p, size_t count) {
     for (size_t j = 0; ok && j < count; j++) {

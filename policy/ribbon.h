@@ -68,8 +68,8 @@ struct RibbonBuildOptions {
 struct RibbonScratch {
   std::vector<uint64_t> coeff;
   std::vector<uint32_t> rhs;
-  std::vector<uint64_t> next;  // per start block: where its next hash goes
-  std::vector<uint64_t> end;   // per start block: the end of its hashes
+  std::vector<uint64_t> next;  // per group of blocks: its next hash's place
+  std::vector<uint64_t> end;   // per group of blocks: the end of its hashes
 };
 
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
