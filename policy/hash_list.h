@@ -31,8 +31,20 @@ class HashList {
   HashList(const std::vector<uint64_t>& hashes) {  // NOLINT: implicit
     for (uint64_t h : hashes) push_back(h);
   }
-  HashList(HashList&&) = default;
-  HashList& operator=(HashList&&) = default;
+  // A moved-from list is empty and usable (tail_ must not point into the
+  // chunks it gave away).
+  HashList(HashList&& o) noexcept { *this = std::move(o); }
+  HashList& operator=(HashList&& o) noexcept {
+    if (this != &o) {
+      chunks_ = std::move(o.chunks_);
+      size_ = o.size_;
+      tail_ = o.tail_;
+      o.chunks_.clear();
+      o.size_ = 0;
+      o.tail_ = nullptr;
+    }
+    return *this;
+  }
 
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }

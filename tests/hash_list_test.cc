@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policy/bloom_builder.h"
@@ -61,6 +62,23 @@ TEST(HashListTest, KeepsEveryHashInOrder) {
       EXPECT_EQ(by_iterator, want) << n;
     }
   }
+}
+
+TEST(HashListTest, MovedFromListIsEmptyAndUsable) {
+  const std::vector<uint64_t> want = Hashes(HashList::kChunkHashes + 5);
+  HashList a(want);
+  HashList b(std::move(a));
+  EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): the contract
+  a.push_back(1);
+  a.push_back(2);
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_EQ(a.back(), 2u);
+  ASSERT_EQ(b.size(), want.size());
+  for (size_t i = 0; i < want.size(); i++) ASSERT_EQ(b[i], want[i]);
+  a = std::move(b);
+  EXPECT_EQ(b.size(), 0u);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(a.size(), want.size());
+  EXPECT_EQ(a.back(), want.back());
 }
 
 TEST(HashListTest, ForEachPrefetchedVisitsInOrderWithItsOwnLocation) {
