@@ -4,10 +4,11 @@
 // code and the hashing are in ribbon_impl.h; the format and the measurements
 // behind the choices in docs/FORMAT.md.
 //
-// Construction solves the linear system by Gaussian elimination in the
-// order keys arrive (each row is reduced against the rows already placed
-// until it finds a free pivot slot; "on-the-fly" elimination of the Ribbon
-// paper), then back-substitutes column by column into the payload.
+// Construction solves the linear system by Gaussian elimination, row by
+// row in groups of start blocks (each row is reduced against the rows
+// already placed until it finds a free pivot slot; "on-the-fly" elimination
+// of the Ribbon paper), then back-substitutes column by column into the
+// payload.
 // Construction never fails: a system without a solution (rows that reduce to
 // zero with a non-zero fingerprint) is retried with the next salt, then with
 // more slots (fewer columns: the payload never grows), and as a last resort
