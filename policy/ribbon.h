@@ -68,8 +68,9 @@ struct RibbonBuildOptions {
 struct RibbonScratch {
   std::vector<uint64_t> coeff;
   std::vector<uint32_t> rhs;
-  std::vector<uint64_t> next;  // per group of blocks: its next hash's place
-  std::vector<uint64_t> end;   // per group of blocks: the end of its hashes
+  // Sorting the hashes by start block: per key of a sort, the place of
+  // its next hash and the end of its hashes; the bounds of the groups.
+  std::vector<uint64_t> next, end, bounds;
 };
 
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
