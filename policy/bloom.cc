@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 #include "policy/bloom_builder.h"
@@ -12,23 +13,6 @@
 
 namespace sstfilter {
 namespace internal {
-
-namespace {
-
-// BlockedBloomProbes minimises a sum of ~100 Poisson terms for each of 16
-// probe counts: far too slow for every Finish of a small filter. A builder
-// asks for the same bits per key again and again; remember the last answer.
-int CachedBlockedBloomProbes(double bits_per_key) {
-  thread_local double last_bits = -1;
-  thread_local int last_probes = 0;
-  if (bits_per_key != last_bits) {
-    last_probes = BlockedBloomProbes(bits_per_key);
-    last_bits = bits_per_key;
-  }
-  return last_probes;
-}
-
-}  // namespace
 
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   KindPlan plan;
@@ -60,7 +44,7 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
       blocks = (budget - trailer) / BlockedBloomImpl::kBlockBytes;
     }
     p.kind = FilterKind::kBlockedBloom;
-    p.num_probes = CachedBlockedBloomProbes(spec.bits_per_key);
+    p.num_probes = BlockedBloomProbes(spec.bits_per_key);
     plan.payload_bytes = blocks * BlockedBloomImpl::kBlockBytes;
     if (with_fpr) {
       p.expected_fpr = BlockedBloomFpr(
@@ -86,6 +70,60 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   return plan;
 }
 
+namespace {
+
+// Each insertion writes to random places; in a filter larger than the
+// caches each is a cache miss. Prefetching the places of the key kAhead
+// positions later overlaps those misses (docs/BENCHMARKS.md, "Changes to
+// the core").
+constexpr size_t kAhead = 16;
+
+void FillStandardBloom(const HashList& hashes, int num_probes, uint8_t* data,
+                       uint64_t bits) {
+  ForEachPrefetched<kAhead>(
+      hashes,
+      [&](uint64_t h) {
+        StandardBloomImpl::Prefetch(h, data, bits, num_probes,
+                                    PrefetchForWrite());
+        return 0;
+      },
+      [&](uint64_t h, int) {
+        StandardBloomImpl::Add(h, data, bits, num_probes);
+      });
+}
+
+void FillBlockedBloom(const HashList& hashes, int num_probes, uint8_t* data,
+                      uint64_t blocks) {
+  ForEachPrefetched<kAhead>(
+      hashes,
+      [&](uint64_t h) {
+        uint8_t* block = BlockedBloomImpl::Block(h, data, blocks);
+        BlockedBloomImpl::PrefetchBlock(block, PrefetchForWrite());
+        return block;
+      },
+      [&](uint64_t h, uint8_t* block) {
+        BlockedBloomImpl::AddInBlock(h, block, num_probes);
+      });
+}
+
+// Fills the blocked Bloom payload of `payload` bytes at dst[start, ...),
+// which the caller has zeroed, with room for 63 more bytes after it. The
+// payload's place in dst need not be 64-byte aligned (heap blocks start 16
+// bytes into a line), and then every block spans two cache lines: twice
+// the misses. So the payload is built at the next 64-byte boundary, where
+// each block is one line, and moved down to its place once (one pass at
+// memory speed against one miss per key).
+void FillBlockedBloomAligned(const HashList& hashes, int num_probes,
+                             uint64_t payload, size_t start, std::string* dst) {
+  uint8_t* place = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+  const size_t shift = (64 - reinterpret_cast<uintptr_t>(place) % 64) % 64;
+  FillBlockedBloom(hashes, num_probes, place + shift,
+                   payload / BlockedBloomImpl::kBlockBytes);
+  if (shift != 0) std::memmove(place, place + shift, payload);
+}
+
+}  // namespace
+
 void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
                              std::string* dst) {
   const KindPlan plan =
@@ -104,33 +142,16 @@ void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
   t.params_size = 1;
   const size_t start = dst->size();
   // One allocation: appending the trailer must not copy the payload again.
-  dst->reserve(start + payload + TrailerSize(t));
-  dst->resize(start + payload);  // zero-filled
-  uint8_t* data = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-  // Each insertion writes to random places; in a filter larger than the
-  // caches each is a cache miss. Prefetching the places of the key kAhead
-  // positions later overlaps those misses (docs/BENCHMARKS.md, "Changes to
-  // the core").
-  constexpr size_t kAhead = 16;
-  const size_t n = hashes.size();
+  constexpr size_t kAlignRoom = 63;  // FillBlockedBloomAligned's
+  dst->reserve(start + payload + kAlignRoom + TrailerSize(t));
   if (p.kind == FilterKind::kBlockedBloom) {
-    const uint64_t blocks = payload / BlockedBloomImpl::kBlockBytes;
-    for (size_t i = 0; i < n; i++) {
-      if (i + kAhead < n) {
-        BlockedBloomImpl::Prefetch(hashes[i + kAhead], data, blocks,
-                                   PrefetchForWrite());
-      }
-      BlockedBloomImpl::Add(hashes[i], data, blocks, p.num_probes);
-    }
+    dst->resize(start + payload + kAlignRoom);  // zero-filled
+    FillBlockedBloomAligned(hashes, p.num_probes, payload, start, dst);
+    dst->resize(start + payload);
   } else {
-    const uint64_t bits = payload * 8;
-    for (size_t i = 0; i < n; i++) {
-      if (i + kAhead < n) {
-        StandardBloomImpl::Prefetch(hashes[i + kAhead], data, bits,
-                                    p.num_probes, PrefetchForWrite());
-      }
-      StandardBloomImpl::Add(hashes[i], data, bits, p.num_probes);
-    }
+    dst->resize(start + payload);  // zero-filled
+    FillStandardBloom(hashes, p.num_probes,
+                      reinterpret_cast<uint8_t*>(&(*dst)[start]), payload * 8);
   }
   AppendTrailer(t, dst);
 }

@@ -125,7 +125,9 @@ struct BlockedBloomImpl {
   }
   static void Add(uint64_t h, uint8_t* data, uint64_t num_blocks,
                   int num_probes) {
-    uint8_t* block = Block(h, data, num_blocks);
+    AddInBlock(h, Block(h, data, num_blocks), num_probes);
+  }
+  static void AddInBlock(uint64_t h, uint8_t* block, int num_probes) {
     BlockedProbes probes(h);
     for (int i = 0; i < num_probes; i++) {
       const uint32_t bit = probes.Next();

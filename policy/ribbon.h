@@ -61,25 +61,36 @@ struct RibbonBuildOptions {
 };
 
 // Memory of a construction, kept by a builder across filters so that a
-// builder reused for small filters (LevelDB) allocates nothing per filter.
+// builder reused for small filters (LevelDB) allocates nothing per filter
+// (and released after a large one). Per slot the pivot row's coefficients
+// (relative to the slot, bit 0 set; 0: free slot) and its fingerprint
+// bits, in two arrays: 12 bytes a slot where a struct would pad to 16.
 struct RibbonScratch {
-  struct Slot {
-    uint64_t coeff = 0;  // pivot row, relative to the slot (0: free slot)
-    uint32_t rhs = 0;    // its fingerprint bits
-  };
-  std::vector<Slot> slots;
-  std::vector<uint64_t> sorted;  // hashes by start block
-  std::vector<uint64_t> counts;  // per start block
+  std::vector<uint64_t> coeff;
+  std::vector<uint32_t> rhs;
+  // Sorting the hashes by start block: per key of a sort, the place of
+  // its next hash and the end of its hashes; the bounds of the groups.
+  std::vector<uint64_t> next, end, bounds;
 };
 
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
 // system is solvable within `options`, appends a Bloom filter of no more
-// payload bytes instead.
-void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
+// payload bytes instead. Reorders `hashes` (by start block: the bytes do
+// not depend on the order of the hashes).
+void AppendRibbonFilter(const FilterSpec& spec, HashList* hashes,
                         std::string* dst,
                         const RibbonBuildOptions& options = {},
                         RibbonBuildStats* stats = nullptr,
                         RibbonScratch* scratch = nullptr);
+// The same on a copy of `hashes` (tests, one-shot callers).
+inline void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
+                               std::string* dst,
+                               const RibbonBuildOptions& options = {},
+                               RibbonBuildStats* stats = nullptr,
+                               RibbonScratch* scratch = nullptr) {
+  HashList copy = hashes.Copy();
+  AppendRibbonFilter(spec, &copy, dst, options, stats, scratch);
+}
 
 std::unique_ptr<FilterBuilder> NewRibbonBuilder(const FilterSpec& spec);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 namespace sstfilter {
@@ -30,6 +31,69 @@ TEST(ParamsTest, BlockedBloomFormula) {
   // More bits, fewer false positives.
   EXPECT_LT(BlockedBloomFpr(16, BlockedBloomProbes(16)), f);
   EXPECT_LT(BlockedBloomFpr(1, 1), 1.0);
+}
+
+// The definition BlockedBloomProbes answers from a table of steps: the k
+// in [1, 16] with the least BlockedBloomFpr, the smallest on a tie.
+int ArgminBlockedBloomFpr(double bits_per_key) {
+  int best = 1;
+  double best_fpr = BlockedBloomFpr(bits_per_key, 1);
+  for (int k = 2; k <= 16; k++) {
+    const double f = BlockedBloomFpr(bits_per_key, k);
+    if (f < best_fpr) {
+      best = k;
+      best_fpr = f;
+    }
+  }
+  return best;
+}
+
+TEST(ParamsTest, BlockedBloomProbesIsTheArgminOnEveryHundredthOfTheRange) {
+  // Every bits per key a spec accepts with two decimals, [1, 64].
+  int steps = 0, prev = 0;
+  for (int i = 100; i <= 6400; i++) {
+    const double b = i / 100.0;
+    const int k = BlockedBloomProbes(b);
+    ASSERT_EQ(k, ArgminBlockedBloomFpr(b)) << b;
+    if (k != prev) steps++;
+    prev = k;
+  }
+  EXPECT_EQ(steps, 16);  // 1, 2, ..., 16: every k is the answer somewhere
+}
+
+TEST(ParamsTest, BlockedBloomProbesIsTheArgminAroundEveryStep) {
+  // Find each step by bisection over doubles (as the table was made), then
+  // compare at 2^s ulps either side of it: the table's side, the window
+  // where the argmin is computed, and the flicker of rounding inside it.
+  for (int k = 2; k <= 16; k++) {
+    double lo = 1, hi = 64;  // argmin(lo) < k <= argmin(hi)
+    for (;;) {
+      const double mid = lo + (hi - lo) / 2;
+      if (mid <= lo || mid >= hi) break;
+      (ArgminBlockedBloomFpr(mid) >= k ? hi : lo) = mid;
+    }
+    EXPECT_EQ(BlockedBloomProbes(hi), ArgminBlockedBloomFpr(hi)) << k;
+    for (int s = 0; s < 52; s++) {
+      for (double b :
+           {hi - std::ldexp(hi, s - 52), hi + std::ldexp(hi, s - 52)}) {
+        ASSERT_EQ(BlockedBloomProbes(b), ArgminBlockedBloomFpr(b))
+            << "k " << k << ", b " << b;
+      }
+    }
+  }
+}
+
+TEST(ParamsTest, BlockedBloomProbesIsTheArgminAtRandomPoints) {
+  uint64_t state = 7;
+  for (int i = 0; i < 1000; i++) {
+    state = state * 6364136223846793005u + 1442695040888963407u;
+    const double b = 1 + 63 * static_cast<double>(state >> 11) * 0x1p-53;
+    ASSERT_EQ(BlockedBloomProbes(b), ArgminBlockedBloomFpr(b)) << b;
+  }
+  // Outside [1, 64] (no spec asks, ParamsForFpr may) it is computed.
+  for (double b : {0.0, 0.5, 0.999, 64.5, 100.0, 1000.0}) {
+    EXPECT_EQ(BlockedBloomProbes(b), ArgminBlockedBloomFpr(b)) << b;
+  }
 }
 
 TEST(ParamsTest, ParamsForFprReachesTarget) {

@@ -29,7 +29,8 @@ int StandardBloomProbes(double bits_per_key);
 // averaged over the Poisson-distributed number of keys per block,
 // sum_j P(j; 512/b) (1 - (1 - 1/512)^(j k))^k.
 double BlockedBloomFpr(double bits_per_key, int num_probes);
-// The k that minimises BlockedBloomFpr, within [1, 16].
+// The k that minimises BlockedBloomFpr, within [1, 16] (the smallest on a
+// tie); cheap over [1, 64], where it reads a table of the steps.
 int BlockedBloomProbes(double bits_per_key);
 
 // Cuckoo filter with buckets of 4 slots holding f-bit fingerprints, never 0,
