@@ -372,6 +372,164 @@ TEST_P(RocksDBByLevelTest, IdAndOptionsFile) {
   }
 }
 
+// ---- The level listener: plans on the tree's real key counts -------------
+
+// The keys of the tree's runs, in the order the sizer plans them: levels
+// >= 1 from the top, then the L0 files from the oldest (the newest last).
+struct Runs {
+  std::vector<uint64_t> keys;
+  std::vector<int> level;  // of keys[i]
+};
+
+Runs RealRuns(rocksdb::DB* db) {
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  Runs out;
+  for (const rocksdb::LevelMetaData& l : meta.levels) {
+    uint64_t keys = 0;
+    for (const rocksdb::SstFileMetaData& f : l.files) keys += f.num_entries;
+    if (l.level >= 1 && keys > 0) {
+      out.keys.push_back(keys);
+      out.level.push_back(l.level);
+    }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> l0;  // file number, keys
+  for (const rocksdb::SstFileMetaData& f : meta.levels[0].files) {
+    l0.push_back({f.file_number, f.num_entries});
+  }
+  std::sort(l0.begin(), l0.end());
+  for (const auto& [number, keys] : l0) {
+    out.keys.push_back(keys);
+    out.level.push_back(0);
+  }
+  return out;
+}
+
+// The bits PlanLevelBits gives run `i` of the real tree.
+double PlannedBits(const FilterSpec& spec, const Runs& runs, size_t i) {
+  LevelPlan plan;
+  EXPECT_TRUE(
+      PlanLevelBits(spec.kind, runs.keys, spec.bits_per_key, &plan).ok());
+  return plan.bits_per_key[i];
+}
+
+// The newest L0 file has the filter of `bits` bits per key.
+void ExpectNewestL0Bits(rocksdb::DB* db, const FilterSpec& spec, double bits,
+                        const std::string& what) {
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  ASSERT_FALSE(meta.levels[0].files.empty()) << what;
+  uint64_t newest = 0;
+  for (const auto& f : meta.levels[0].files) {
+    newest = std::max(newest, f.file_number);
+  }
+  for (const auto& [file, p] : test::AllTables(db)) {
+    if (std::stoull(file.substr(file.rfind('/') + 1)) != newest) continue;
+    EXPECT_EQ(p->filter_size, FilterBytes(spec, bits, p->num_filter_entries))
+        << what << ": " << p->num_filter_entries << " keys, want " << bits
+        << " bits per key";
+    return;
+  }
+  ADD_FAILURE() << what << ": no properties for file " << newest;
+}
+
+// Present: the base (even i) and the batches written so far (i % 20 ==
+// 1, 3, ...); every other key reads NotFound.
+void ExpectKeys(rocksdb::DB* db, uint64_t range, int batches) {
+  for (uint64_t i = 0; i < range; i++) {
+    const bool present =
+        i % 2 == 0 || (i % 20) / 2 < static_cast<uint64_t>(batches);
+    std::string v;
+    ASSERT_EQ(db->Get(rocksdb::ReadOptions(), PresentKey(i), &v).ok(), present)
+        << PresentKey(i);
+  }
+  ReadAbsent(db, range, MissingKey, false);
+}
+
+TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
+  const FilterSpec spec = Spec();
+  ScratchDir dir;
+  constexpr uint64_t kRange = 200000;  // base: 100000 keys; batches 10000
+  auto open = [&](std::unique_ptr<rocksdb::DB>* db, bool compactions) {
+    TableSetup t;
+    t.policy = MustPolicy(GetParam());
+    rocksdb::Options o = MakeOptions(t);
+    std::shared_ptr<rocksdb::EventListener> listener;
+    ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
+    o.listeners.push_back(listener);
+    o.num_levels = 3;
+    o.level0_file_num_compaction_trigger = 3;
+    o.max_bytes_for_level_base = 1 << 30;  // only L0 -> L1 compactions
+    o.disable_auto_compactions = !compactions;
+    *db = OpenDB(o, dir.path());
+  };
+  std::unique_ptr<rocksdb::DB> db;
+  open(&db, false);
+  ASSERT_TRUE(db);
+  // The base, in flushes of 10000 keys, moved to L2.
+  for (uint64_t b = 0; b < 10; b++) {
+    WriteKeys(db.get(), 2 * b, kRange, 20);
+  }
+  rocksdb::CompactRangeOptions to_l2;
+  to_l2.change_level = true;
+  to_l2.target_level = 2;
+  ASSERT_TRUE(db->CompactRange(to_l2, nullptr, nullptr).ok());
+  ASSERT_TRUE(db->SetOptions({{"disable_auto_compactions", "false"}}).ok());
+  int batches = 0;
+  auto batch = [&] { WriteKeys(db.get(), 1 + 2 * batches++, kRange, 20); };
+
+  // L2 100000, L0 10000 + the new 10000: the new file's run in that plan.
+  batch();
+  batch();
+  Runs runs = RealRuns(db.get());
+  ASSERT_EQ(runs.keys, (std::vector<uint64_t>{100000, 10000, 10000}));
+  const double l0_bits = PlannedBits(spec, runs, 2);
+  ExpectNewestL0Bits(db.get(), spec, l0_bits, "L0 over L2");
+  EXPECT_GT(l0_bits, spec.bits_per_key + 1);
+  // A third flush: L0 -> L1 (30000 keys) over L2.
+  batch();
+  WaitIdle(db.get());
+  runs = RealRuns(db.get());
+  ASSERT_EQ(runs.level, (std::vector<int>{1, 2}));
+  ExpectLevelBits(db.get(), spec, 1, PlannedBits(spec, runs, 0), "L1 of 3");
+  ExpectKeys(db.get(), kRange, batches);
+
+  // Reopened with a new policy and listener: the tree is learned again
+  // from the first flush (the model would give the average: no
+  // compaction seen yet).
+  db.reset();
+  open(&db, true);
+  ASSERT_TRUE(db);
+  ExpectKeys(db.get(), kRange, batches);
+  batch();
+  batch();
+  runs = RealRuns(db.get());
+  ASSERT_EQ(runs.keys, (std::vector<uint64_t>{30000, 100000, 10000, 10000}));
+  ExpectNewestL0Bits(db.get(), spec, PlannedBits(spec, runs, 3),
+                     "L0 after reopen");
+  batch();
+  WaitIdle(db.get());
+  runs = RealRuns(db.get());
+  ASSERT_EQ(runs.keys, (std::vector<uint64_t>{60000, 100000}));
+  ExpectLevelBits(db.get(), spec, 1, PlannedBits(spec, runs, 0),
+                  "L1 after reopen");
+  ExpectKeys(db.get(), kRange, batches);
+}
+
+TEST(RocksDBLevelListenerTest, RejectsPoliciesNotOurs) {
+  std::shared_ptr<rocksdb::EventListener> listener;
+  std::shared_ptr<const rocksdb::FilterPolicy> builtin(
+      rocksdb::NewBloomFilterPolicy(10));
+  rocksdb::Status s = NewRocksDBLevelListener(builtin, &listener);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find(builtin->GetId()), std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(NewRocksDBLevelListener(nullptr, &listener).IsInvalidArgument());
+  EXPECT_EQ(listener, nullptr);
+  EXPECT_TRUE(NewRocksDBLevelListener(MustPolicy("bloom:10"), &listener).ok());
+  EXPECT_NE(listener, nullptr);
+}
+
 INSTANTIATE_TEST_SUITE_P(StaticKinds, RocksDBByLevelTest,
                          ::testing::Values("blocked_bloom:10:by_level",
                                            "bloom:8:by_level",

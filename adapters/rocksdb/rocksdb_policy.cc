@@ -10,15 +10,13 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
-#include <map>
-#include <mutex>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "adapters/rocksdb/rocksdb_builder.h"
+#include "adapters/rocksdb/rocksdb_level.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
@@ -41,87 +39,6 @@ std::string IdOf(const FilterSpec& spec) {
   if (id.find('=') != std::string::npos) id = "id=" + id;
   return id;
 }
-
-// by_level: the spec of each table's filter, from what RocksDB says of the
-// table (docs/LEVEL_SIZING.md, "The rule in RocksDB", is the contract):
-//
-//   universal or FIFO compaction, level -1 (SstFileWriter), or nothing
-//   learned yet about the tree                           -> the average
-//   level L >= 1, is_bottommost                          -> the bottom's bits
-//   level L >= 1                                         -> the bits of depth
-//                                                           bottom - L
-//   level 0 (flush, recovery, intra-L0)                  -> one L0 file's bits
-//
-// The bits come from PlanLevelBits for a model tree: the levels from `top`
-// to `bottom`, the shallowest and deepest levels >= 1 this policy has
-// built tables for, each size_ratio times the one above, plus l0_files L0
-// files holding together 1/size_ratio of the top level, as a level above it.
-class LevelSizer {
- public:
-  explicit LevelSizer(const FilterSpec& spec) : spec_(spec) {}
-
-  FilterSpec SpecFor(const rocksdb::FilterBuildingContext& context) {
-    if (!spec_.by_level ||
-        context.compaction_style != rocksdb::kCompactionStyleLevel ||
-        context.level_at_creation < 0) {
-      return spec_;
-    }
-    const int level = context.level_at_creation;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (level >= 1) {
-      top_ = std::min(top_, level);
-      bottom_ = std::max(bottom_, level);
-    }
-    if (bottom_ < 1) return spec_;  // a flush before any compaction
-    const std::vector<double>& bits = PlanFor(top_, bottom_);
-    FilterSpec out = spec_;
-    if (level == 0) {
-      out.bits_per_key = bits[0];
-    } else {
-      const int depth = context.is_bottommost ? 0 : bottom_ - level;
-      out.bits_per_key = bits[1 + static_cast<size_t>(depth)];
-    }
-    return out;
-  }
-
- private:
-  // [0]: an L0 file's bits; [1 + d]: the bits of the level d above the
-  // bottom. Cached: the tree changes shape rarely.
-  const std::vector<double>& PlanFor(int top, int bottom) {
-    std::vector<double>& bits = plans_[{top, bottom}];
-    if (!bits.empty()) return bits;
-    // Key counts of the model: the bottom at 10^12 keys, every run at
-    // least 1.
-    const int levels = bottom - top + 1;
-    std::vector<uint64_t> runs;
-    double keys = 1e12;
-    for (int d = 0; d < levels; d++) {
-      runs.push_back(static_cast<uint64_t>(std::max(1.0, keys)));
-      if (d + 1 < levels) keys /= spec_.size_ratio;
-    }
-    const uint64_t l0_file = static_cast<uint64_t>(
-        std::max(1.0, keys / spec_.size_ratio / spec_.l0_files));
-    runs.insert(runs.end(), static_cast<size_t>(spec_.l0_files), l0_file);
-    LevelPlan plan;
-    bits.assign(1 + static_cast<size_t>(levels), spec_.bits_per_key);
-    // The spec was validated, so this succeeds; if not, the average.
-    if (!PlanLevelBits(spec_.kind, runs, spec_.bits_per_key, &plan).ok()) {
-      return bits;
-    }
-    bits[0] = plan.bits_per_key.back();
-    for (int d = 0; d < levels; d++) {
-      bits[1 + static_cast<size_t>(d)] =
-          plan.bits_per_key[static_cast<size_t>(d)];
-    }
-    return bits;
-  }
-
-  const FilterSpec spec_;
-  std::mutex mu_;
-  int top_ = std::numeric_limits<int>::max();
-  int bottom_ = 0;
-  std::map<std::pair<int, int>, std::vector<double>> plans_;
-};
 
 }  // namespace
 
@@ -281,6 +198,8 @@ class Policy final : public rocksdb::FilterPolicy {
         context.table_options.detect_filter_construct_corruption);
   }
 
+  internal::LevelSizer* sizer() const { return &sizer_; }
+
   rocksdb::FilterBitsReader* GetFilterBitsReader(
       const rocksdb::Slice& contents) const override {
     // Raw owning pointer: RocksDB's signature. Unreadable bytes give a
@@ -293,7 +212,7 @@ class Policy final : public rocksdb::FilterPolicy {
   const std::string name_;
   const std::string id_;
   // GetBuilderWithContext is const, and learns the tree's levels.
-  mutable LevelSizer sizer_;
+  mutable internal::LevelSizer sizer_;
 };
 
 rocksdb::Status ToRocksDB(const Status& s, const std::string& spec) {
@@ -324,6 +243,15 @@ rocksdb::Status NewPolicy(const std::string& text,
 }
 
 }  // namespace
+
+namespace internal {
+
+LevelSizer* LevelSizerOf(const rocksdb::FilterPolicy* policy) {
+  const auto* p = dynamic_cast<const Policy*>(policy);
+  return p != nullptr ? p->sizer() : nullptr;
+}
+
+}  // namespace internal
 
 rocksdb::Status NewRocksDBFilterPolicy(
     const std::string& spec,

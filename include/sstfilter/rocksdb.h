@@ -40,7 +40,9 @@
 #ifndef SSTFILTER_ROCKSDB_H_
 #define SSTFILTER_ROCKSDB_H_
 
+#include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/status.h>
 #include <rocksdb/utilities/object_registry.h>
 
@@ -76,6 +78,26 @@ rocksdb::Status NewRocksDBFilterPolicy(
 //       *rocksdb::ObjectLibrary::Default(), "");
 int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
                                   const std::string& arg);
+
+// by_level with the tree's real shape (docs/LEVEL_SIZING.md). Makes in *out
+// a listener that, whenever a flush or compaction of `column_family`
+// starts, tells `policy` how many keys each of that column family's runs
+// holds, so each new table gets the bits of its run in the plan of the
+// real tree instead of a model tree. Add it to the options of the one
+// database whose column family `column_family` uses `policy`:
+//
+//   std::shared_ptr<rocksdb::EventListener> listener;
+//   rocksdb::Status s = sstfilter::NewRocksDBLevelListener(policy, &listener);
+//   options.listeners.push_back(listener);  // before DB::Open
+//
+// `policy` must come from this library (NewRocksDBFilterPolicy or an
+// "sstfilter." id it registered); any other policy is an InvalidArgument
+// error naming it, and *out is unchanged. A policy without by_level
+// ignores what it is told. The listener keeps `policy` alive.
+rocksdb::Status NewRocksDBLevelListener(
+    const std::shared_ptr<const rocksdb::FilterPolicy>& policy,
+    std::shared_ptr<rocksdb::EventListener>* out,
+    const std::string& column_family = rocksdb::kDefaultColumnFamilyName);
 
 }  // namespace sstfilter
 

@@ -1,0 +1,135 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// by_level's rule (docs/LEVEL_SIZING.md, "The rule in RocksDB"):
+//
+//   universal or FIFO compaction, level -1 (SstFileWriter)   -> the average
+//   a level the listener's tree plans a table for            -> its plan
+//   otherwise (no listener, or a level its tree lacks): the model tree
+//     nothing learned yet about the tree                     -> the average
+//     level L >= 1, is_bottommost                            -> the bottom's
+//     level L >= 1                                           -> depth
+//                                                               bottom - L
+//     level 0 (flush, recovery, intra-L0)                    -> one L0 file's
+
+#include "adapters/rocksdb/rocksdb_level.h"
+
+#include <rocksdb/table.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sstfilter/params.h"
+
+namespace sstfilter {
+namespace internal {
+
+FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
+  if (!spec_.by_level ||
+      context.compaction_style != rocksdb::kCompactionStyleLevel ||
+      context.level_at_creation < 0) {
+    return spec_;
+  }
+  const int level = context.level_at_creation;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (level >= 1) {
+    top_ = std::min(top_, level);
+    bottom_ = std::max(bottom_, level);
+  }
+  FilterSpec out = spec_;
+  out.bits_per_key = ObservedBits(level);
+  if (out.bits_per_key == 0) out.bits_per_key = ModelBits(context);
+  return out;
+}
+
+void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys) {
+  if (!spec_.by_level) return;
+  // The runs in plan order, each with its level: levels >= 1, then the L0
+  // files (level -1: no new table goes to them), then the new L0 file.
+  std::vector<Run> runs;
+  for (size_t level = 1; level < tree.levels.size(); level++) {
+    if (tree.levels[level] > 0) {
+      runs.push_back({static_cast<int>(level), tree.levels[level]});
+    }
+  }
+  for (uint64_t keys : tree.l0_files) {
+    if (keys > 0) runs.push_back({-1, keys});
+  }
+  if (new_l0_keys > 0) runs.push_back({0, new_l0_keys});
+  if (runs.empty()) return;
+  std::vector<uint64_t> keys;
+  for (const Run& r : runs) keys.push_back(r.keys);
+  LevelPlan plan;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (NearlySame(runs, observed_runs_)) return;
+  // The spec was validated, so this succeeds; if not, keep the old plan.
+  if (!PlanLevelBits(spec_.kind, keys, spec_.bits_per_key, &plan).ok()) return;
+  observed_runs_ = runs;
+  const double l0 = observed_bits_.empty() ? 0 : observed_bits_[0];
+  observed_bits_.assign(std::max<size_t>(1, tree.levels.size()), 0.0);
+  observed_bits_[0] = l0;
+  for (size_t i = 0; i < runs.size(); i++) {
+    if (runs[i].level >= 0) {
+      observed_bits_[static_cast<size_t>(runs[i].level)] = plan.bits_per_key[i];
+    }
+  }
+}
+
+double LevelSizer::ObservedBits(int level) const {
+  const size_t l = static_cast<size_t>(level);
+  return l < observed_bits_.size() ? observed_bits_[l] : 0;
+}
+
+bool LevelSizer::NearlySame(const std::vector<Run>& a,
+                            const std::vector<Run>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    const uint64_t diff =
+        a[i].keys > b[i].keys ? a[i].keys - b[i].keys : b[i].keys - a[i].keys;
+    if (a[i].level != b[i].level || diff > a[i].keys / 32) return false;
+  }
+  return true;
+}
+
+// The model: levels top_..bottom_, each size_ratio times the one above,
+// plus l0_files L0 files holding together 1/size_ratio of the top level.
+double LevelSizer::ModelBits(const rocksdb::FilterBuildingContext& context) {
+  if (bottom_ < 1) return spec_.bits_per_key;  // a flush before compactions
+  const std::vector<double>& bits = ModelPlan(top_, bottom_);
+  const int level = context.level_at_creation;
+  if (level == 0) return bits[0];
+  const int depth = context.is_bottommost ? 0 : bottom_ - level;
+  return bits[1 + static_cast<size_t>(std::max(0, depth))];
+}
+
+// [0]: an L0 file's bits; [1 + d]: the bits of the level d above the
+// bottom. Cached: the model changes shape rarely.
+const std::vector<double>& LevelSizer::ModelPlan(int top, int bottom) {
+  std::vector<double>& bits = model_plans_[{top, bottom}];
+  if (!bits.empty()) return bits;
+  // Key counts of the model: the bottom at 10^12 keys, every run at least 1.
+  const int levels = bottom - top + 1;
+  std::vector<uint64_t> runs;
+  double keys = 1e12;
+  for (int d = 0; d < levels; d++) {
+    runs.push_back(static_cast<uint64_t>(std::max(1.0, keys)));
+    if (d + 1 < levels) keys /= spec_.size_ratio;
+  }
+  const uint64_t l0_file = static_cast<uint64_t>(
+      std::max(1.0, keys / spec_.size_ratio / spec_.l0_files));
+  runs.insert(runs.end(), static_cast<size_t>(spec_.l0_files), l0_file);
+  LevelPlan plan;
+  bits.assign(1 + static_cast<size_t>(levels), spec_.bits_per_key);
+  // The spec was validated, so this succeeds; if not, the average.
+  if (!PlanLevelBits(spec_.kind, runs, spec_.bits_per_key, &plan).ok()) {
+    return bits;
+  }
+  bits[0] = plan.bits_per_key.back();
+  for (int d = 0; d < levels; d++) {
+    bits[1 + static_cast<size_t>(d)] =
+        plan.bits_per_key[static_cast<size_t>(d)];
+  }
+  return bits;
+}
+
+}  // namespace internal
+}  // namespace sstfilter

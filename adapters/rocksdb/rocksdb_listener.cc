@@ -1,0 +1,216 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The level listener: tells a by_level policy's sizer the key counts of
+// its column family's runs whenever a flush or compaction starts, as they
+// will be when that job and those still running end (docs/LEVEL_SIZING.md,
+// "The tree's real shape"):
+//
+//   every live file, by level (each L0 file its own run), its keys being
+//   SstFileMetaData::num_entries (or, for a file whose properties RocksDB
+//   has not loaded yet, its bytes times the tree's entries per byte);
+//   minus the input files of every running compaction, whose keys are
+//   counted at its output level instead (one new run if that is L0);
+//   and for a flush, one new L0 file of the keys of the last flush this
+//   listener saw end (or of the mean L0 file; none if neither is known).
+//
+// RocksDB calls listeners on the thread of the job, before the job builds
+// its first table and without holding the DB mutex, so the plan is in
+// place for every table of the job. CompactFiles (7.x to 11.x) notifies no
+// listener: its tables get the last plan.
+
+#include <rocksdb/db.h>
+#include <rocksdb/listener.h>
+#include <rocksdb/metadata.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/rocksdb/rocksdb_level.h"
+#include "sstfilter/rocksdb.h"
+
+namespace sstfilter {
+namespace {
+
+struct LiveFile {
+  int level;
+  uint64_t number;
+  uint64_t keys;
+};
+
+// The files of column family `name`, with their keys.
+std::vector<LiveFile> LiveFiles(rocksdb::DB* db, const std::string& name) {
+  std::vector<rocksdb::ColumnFamilyMetaData> all;
+  db->GetAllColumnFamilyMetaData(&all);
+  std::vector<LiveFile> out;
+  std::vector<uint64_t> unknown_bytes;  // of files with keys unknown
+  double entries = 0, bytes = 0;
+  for (const rocksdb::ColumnFamilyMetaData& cf : all) {
+    if (cf.name != name) continue;
+    for (const rocksdb::LevelMetaData& l : cf.levels) {
+      for (const rocksdb::SstFileMetaData& f : l.files) {
+        out.push_back({l.level, f.file_number, f.num_entries});
+        unknown_bytes.push_back(f.num_entries == 0 ? f.size : 0);
+        if (f.num_entries > 0) {
+          entries += static_cast<double>(f.num_entries);
+          bytes += static_cast<double>(f.size);
+        }
+      }
+    }
+  }
+  // After a reopen RocksDB loads the properties of a few files per new
+  // version: the others' keys are estimated from their sizes.
+  for (size_t i = 0; i < out.size() && bytes > 0; i++) {
+    out[i].keys += static_cast<uint64_t>(static_cast<double>(unknown_bytes[i]) *
+                                         entries / bytes);
+  }
+  return out;
+}
+
+class LevelListener final : public rocksdb::EventListener {
+ public:
+  LevelListener(std::shared_ptr<const rocksdb::FilterPolicy> policy,
+                internal::LevelSizer* sizer, std::string column_family)
+      : policy_(std::move(policy)),
+        sizer_(sizer),
+        column_family_(std::move(column_family)) {}
+
+  const char* Name() const override { return "sstfilter.LevelListener"; }
+
+  void OnFlushBegin(rocksdb::DB* db,
+                    const rocksdb::FlushJobInfo& info) override {
+    if (info.cf_name == column_family_) Observe(db, /*flush=*/true);
+  }
+
+  void OnFlushCompleted(rocksdb::DB* /*db*/,
+                        const rocksdb::FlushJobInfo& info) override {
+    if (info.cf_name != column_family_) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    last_flush_keys_ = info.table_properties.num_entries;
+  }
+
+  void OnCompactionBegin(rocksdb::DB* db,
+                         const rocksdb::CompactionJobInfo& info) override {
+    if (info.cf_name != column_family_) return;
+    Job job{{}, info.output_level};
+    for (const rocksdb::CompactionFileInfo& f : info.input_file_infos) {
+      job.inputs.insert(f.file_number);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_[info.job_id] = std::move(job);
+    }
+    Observe(db, /*flush=*/false);
+  }
+
+  void OnCompactionCompleted(rocksdb::DB* /*db*/,
+                             const rocksdb::CompactionJobInfo& info) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.erase(info.job_id);
+  }
+
+ private:
+  // A running compaction: the files it reads, and the level it writes.
+  struct Job {
+    std::set<uint64_t> inputs;
+    int output_level;
+  };
+
+  void Observe(rocksdb::DB* db, bool flush) {
+    const std::vector<LiveFile> files = LiveFiles(db, column_family_);
+    internal::TreeRuns tree;
+    uint64_t new_l0 = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tree = TreeAfterJobs(files);
+      if (flush) new_l0 = FlushKeys(tree);
+    }
+    sizer_->Observe(tree, new_l0);
+  }
+
+  // REQUIRES: mu_ held.
+  internal::TreeRuns TreeAfterJobs(const std::vector<LiveFile>& files) {
+    internal::TreeRuns tree;
+    std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
+    for (const LiveFile& f : files) {
+      if (tree.levels.size() <= static_cast<size_t>(f.level)) {
+        tree.levels.resize(static_cast<size_t>(f.level) + 1, 0);
+      }
+      const int job = JobReading(f.number);
+      if (job >= 0) {
+        moving[job] += f.keys;
+      } else if (f.level == 0) {
+        tree.l0_files.push_back(f.keys);
+      } else {
+        tree.levels[static_cast<size_t>(f.level)] += f.keys;
+      }
+    }
+    for (auto it = jobs_.begin(); it != jobs_.end();) {
+      // A job none of whose inputs are live has ended (its outputs are
+      // among the files) though its completion has not been heard.
+      if (moving.count(it->first) == 0) {
+        it = jobs_.erase(it);
+        continue;
+      }
+      const int out = it->second.output_level;
+      if (out == 0) {
+        tree.l0_files.push_back(moving[it->first]);
+      } else {
+        if (tree.levels.size() <= static_cast<size_t>(out)) {
+          tree.levels.resize(static_cast<size_t>(out) + 1, 0);
+        }
+        tree.levels[static_cast<size_t>(out)] += moving[it->first];
+      }
+      ++it;
+    }
+    return tree;
+  }
+
+  // REQUIRES: mu_ held. The job reading file `number`, or -1.
+  int JobReading(uint64_t number) const {
+    for (const auto& [id, job] : jobs_) {
+      if (job.inputs.count(number) != 0) return id;
+    }
+    return -1;
+  }
+
+  // REQUIRES: mu_ held. The keys a flush starting now will write.
+  uint64_t FlushKeys(const internal::TreeRuns& tree) const {
+    if (last_flush_keys_ > 0 || tree.l0_files.empty()) return last_flush_keys_;
+    uint64_t sum = 0;
+    for (uint64_t k : tree.l0_files) sum += k;
+    return sum / tree.l0_files.size();
+  }
+
+  // Keeps the sizer alive.
+  const std::shared_ptr<const rocksdb::FilterPolicy> policy_;
+  internal::LevelSizer* const sizer_;
+  const std::string column_family_;
+  std::mutex mu_;
+  std::map<int, Job> jobs_;  // running compactions by job id
+  uint64_t last_flush_keys_ = 0;
+};
+
+}  // namespace
+
+rocksdb::Status NewRocksDBLevelListener(
+    const std::shared_ptr<const rocksdb::FilterPolicy>& policy,
+    std::shared_ptr<rocksdb::EventListener>* out,
+    const std::string& column_family) {
+  internal::LevelSizer* sizer = internal::LevelSizerOf(policy.get());
+  if (sizer == nullptr) {
+    return rocksdb::Status::InvalidArgument(
+        std::string("sstfilter: NewRocksDBLevelListener needs a policy made "
+                    "by sstfilter::NewRocksDBFilterPolicy (or an sstfilter.* "
+                    "id) in this library, not ") +
+        (policy ? "\"" + policy->GetId() + "\"" : std::string("null")));
+  }
+  *out = std::make_shared<LevelListener>(policy, sizer, column_family);
+  return rocksdb::Status::OK();
+}
+
+}  // namespace sstfilter
