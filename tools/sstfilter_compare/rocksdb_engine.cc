@@ -13,8 +13,10 @@
 // and statistics tickers (BLOOM_FILTER_USEFUL, BLOOM_FILTER_FULL_POSITIVE) are
 // kept beside for cross-checks.
 //
-// Filters. Every policy -- built-in or sstfilter -- is wrapped in the
-// harness's InstrumentedPolicy, which delegates everything and adds two
+// Filters. sstfilter policies get their level listener
+// (NewRocksDBLevelListener: by_level plans from the real tree). Every
+// policy -- built-in or sstfilter -- is wrapped in the harness's
+// InstrumentedPolicy, which delegates everything and adds two
 // measurements: the time spent in its builders' Finish (where filters are
 // built; AddKey only hashes) and every answer of its readers (CountProbes).
 //
@@ -282,6 +284,14 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   }
   statistics_ = rocksdb::CreateDBStatistics();
   rocksdb::Options options = MakeOptions(instrumented);
+  if (policy.family == Family::kSstfilter) {
+    // by_level learns the tree's real runs from the listener (the policy
+    // itself, not its instrumented wrapper); others ignore it.
+    std::shared_ptr<rocksdb::EventListener> listener;
+    rocksdb::Status ls = NewRocksDBLevelListener(inner, &listener);
+    if (!ls.ok()) return Err("NewRocksDBLevelListener", ls);
+    options.listeners.push_back(listener);
+  }
 
   const Clock::time_point start = Clock::now();
   rocksdb::DB* raw = nullptr;
