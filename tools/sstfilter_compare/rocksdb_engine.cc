@@ -421,6 +421,14 @@ std::string RocksDBEngine::WaitForCompactions() {
   constexpr auto kPoll = std::chrono::milliseconds(1);
   int quiet = 0;
   while (quiet < kQuietPolls) {
+    // A failed flush or compaction would leave work pending for ever.
+    uint64_t errors = 0;
+    if (db_->GetIntProperty("rocksdb.background-errors", &errors) &&
+        errors != 0) {
+      return "rocksdb: " + std::to_string(errors) +
+             " background errors (a flush or compaction failed; see the "
+             "database's LOG)";
+    }
     bool busy = false;
     for (const char* property : kBusy) {
       uint64_t v = 0;
