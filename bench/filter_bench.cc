@@ -11,6 +11,9 @@
 //
 //   build/bench/filter_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true      (one command line)
+//
+// Keyed specs ("<spec>:keyed") run at 10^4 and 10^6 keys beside their
+// unkeyed twins.
 
 #include <benchmark/benchmark.h>
 
@@ -23,7 +26,9 @@
 #include "bench/bench_util.h"
 #include "bench/filter_benchmarks.h"
 #include "sstfilter/filter.h"
+#include "sstfilter/hash.h"
 #include "sstfilter/params.h"
+#include "sstfilter/secret.h"
 
 namespace sstfilter {
 namespace {
@@ -31,6 +36,11 @@ namespace {
 const char* const kSpecs[] = {"bloom:10", "blocked_bloom:10", "cuckoo:12",
                               "ribbon:10"};
 const uint64_t kSizes[] = {10000, 1000000, 10000000};
+// Keyed filters (sstfilter/secret.h), beside the unkeyed ones of the same
+// kind: the cost of the keyed hash (docs/RELIABILITY.md, "Keyed filters").
+const char* const kKeyedSpecs[] = {"bloom:10:keyed", "blocked_bloom:10:keyed",
+                                   "cuckoo:12:keyed", "ribbon:10:keyed"};
+const uint64_t kKeyedSizes[] = {10000, 1000000};
 
 using bench::BM_Build;
 using bench::BM_Query;
@@ -68,9 +78,33 @@ void BM_Fpr(benchmark::State& state, std::string kind, double bits) {
   }
 }
 
+// The key hash alone over 10^6 16-byte keys: Hash64 (unkeyed) or
+// FilterSecret::Hash (keyed), seed 0 or not.
+void BM_Hash(benchmark::State& state, bool keyed, uint64_t seed) {
+  const bench::KeySet& keys = bench::AbsentKeys();
+  const FilterSecret* secret = bench::BenchSecret();
+  uint64_t sum = 0;
+  for (auto _ : state) {
+    for (size_t i = 0; i < keys.size(); i++) {
+      sum += keyed ? secret->Hash(keys[i], seed) : Hash64(keys[i], seed);
+    }
+  }
+  benchmark::DoNotOptimize(sum);
+  PerKey(state, keys.size());
+}
+
 }  // namespace
 
 std::shared_ptr<void> bench::RegisterBenchmarks() {
+  for (bool keyed : {false, true}) {
+    for (uint64_t seed : {0, 7}) {
+      const std::string name = std::string("Hash/") +
+                               (keyed ? "keyed" : "unkeyed") +
+                               "/seed:" + std::to_string(seed);
+      benchmark::RegisterBenchmark(name.c_str(), BM_Hash, keyed, seed)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
   for (const char* kind : {"bloom", "blocked_bloom", "cuckoo", "ribbon"}) {
     if (MakeBuilder(std::string(kind) + ":12") == nullptr) continue;
     for (double bits : {6, 8, 10, 12, 14, 16, 20}) {
@@ -84,6 +118,14 @@ std::shared_ptr<void> bench::RegisterBenchmarks() {
   for (const char* text : kSpecs) {
     if (MakeBuilder(text) == nullptr) continue;  // kind not built here
     for (uint64_t n : kSizes) {
+      const std::string suffix =
+          "/" + std::string(text) + "/" + std::to_string(n);
+      bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, text, n);
+    }
+  }
+  for (const char* text : kKeyedSpecs) {
+    if (MakeBuilder(text) == nullptr) continue;
+    for (uint64_t n : kKeyedSizes) {
       const std::string suffix =
           "/" + std::string(text) + "/" + std::to_string(n);
       bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, text, n);

@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,15 +18,30 @@
 #include "bench/bench_util.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
+#include "sstfilter/secret.h"
 
 namespace sstfilter {
 namespace bench {
+
+// The secret of keyed specs ("bloom:10:keyed") in every benchmark; readers
+// open every filter with it (an unkeyed filter ignores it).
+inline const FilterSecret* BenchSecret() {
+  static const FilterSecret* const secret = [] {
+    std::unique_ptr<const FilterSecret> s;
+    if (!NewFilterSecret("sstfilter benchmark secret 01234", &s).ok()) {
+      std::abort();
+    }
+    return s.release();  // lives as long as the process
+  }();
+  return secret;
+}
 
 // nullptr if `text` is not a spec this build can construct.
 inline std::unique_ptr<FilterBuilder> MakeBuilder(const std::string& text) {
   FilterSpec spec;
   std::unique_ptr<FilterBuilder> b;
-  if (!ParseFilterSpec(text, &spec).ok() || !NewFilterBuilder(spec, &b).ok()) {
+  if (!ParseFilterSpec(text, &spec).ok() ||
+      !NewFilterBuilder(spec, &b, BenchSecret()).ok()) {
     return nullptr;
   }
   return b;
@@ -79,7 +95,7 @@ inline void BM_Build(benchmark::State& state, std::string text, uint64_t n) {
 // through the batched call.
 inline void BM_Query(benchmark::State& state, std::string text, uint64_t n,
                      bool present, bool batched) {
-  const FilterReader r = FilterReader::Open(Filter(text, n));
+  const FilterReader r = FilterReader::Open(Filter(text, n), BenchSecret());
   const KeySet& keys = present ? PresentKeys(n) : AbsentKeys();
   const size_t q = std::min<size_t>(keys.size(), 1000000);
   std::unique_ptr<bool[]> results(new bool[q]);

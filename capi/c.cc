@@ -22,6 +22,7 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/mutable.h"
 #include "sstfilter/params.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
 
@@ -31,6 +32,9 @@ struct sstfilter_builder {
 };
 struct sstfilter_reader {
   sstfilter::FilterReader impl;
+};
+struct sstfilter_secret {
+  std::unique_ptr<const sstfilter::FilterSecret> impl;
 };
 // One of the two mutable filters, by kind.
 struct sstfilter_mutable {
@@ -260,9 +264,36 @@ sstfilter_code sstfilter_plan_level_bits(int kind, const uint64_t* run_keys,
 
 // ---- builders -------------------------------------------------------------
 
+sstfilter_code sstfilter_secret_create(const char* bytes, size_t len,
+                                       sstfilter_secret** out,
+                                       char** errmsg) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return Guard(errmsg, [&] {
+    if (out == nullptr) return NullArgument("out");
+    if (!KeyOk(bytes, len)) return NullArgument("bytes of non-zero length");
+    auto secret = std::make_unique<sstfilter_secret>();
+    Status s = sstfilter::NewFilterSecret(Key(bytes, len), &secret->impl);
+    if (s.ok()) *out = secret.release();
+    return s;
+  });
+}
+
+void sstfilter_secret_destroy(sstfilter_secret* s) noexcept { delete s; }
+
+uint32_t sstfilter_secret_key_id(const sstfilter_secret* s) noexcept {
+  return s == nullptr ? 0 : s->impl->key_id();
+}
+
 sstfilter_code sstfilter_builder_create(const char* spec,
                                         sstfilter_builder** out,
                                         char** errmsg) noexcept {
+  return sstfilter_builder_create_keyed(spec, nullptr, out, errmsg);
+}
+
+sstfilter_code sstfilter_builder_create_keyed(const char* spec,
+                                              const sstfilter_secret* secret,
+                                              sstfilter_builder** out,
+                                              char** errmsg) noexcept {
   if (out != nullptr) *out = nullptr;
   return Guard(errmsg, [&] {
     if (spec == nullptr) return NullArgument("spec");
@@ -271,7 +302,8 @@ sstfilter_code sstfilter_builder_create(const char* spec,
     Status s = sstfilter::ParseFilterSpec(spec, &parsed);
     if (!s.ok()) return s;
     auto b = std::make_unique<sstfilter_builder>();
-    s = sstfilter::NewFilterBuilder(parsed, &b->impl);
+    s = sstfilter::NewFilterBuilder(
+        parsed, &b->impl, secret == nullptr ? nullptr : secret->impl.get());
     if (s.ok()) *out = b.release();
     return s;
   });
@@ -323,7 +355,13 @@ size_t sstfilter_builder_num_entries(const sstfilter_builder* b) noexcept {
 }
 
 uint64_t sstfilter_builder_seed(const sstfilter_builder* b) noexcept {
-  return b == nullptr ? 0 : b->impl->spec().seed;
+  return b == nullptr ? 0 : b->impl->seed();
+}
+
+uint64_t sstfilter_builder_hash(const sstfilter_builder* b, const char* key,
+                                size_t len) noexcept {
+  if (b == nullptr || !KeyOk(key, len)) return 0;
+  return b->impl->HashKey(Key(key, len));
 }
 
 size_t sstfilter_builder_filter_size(const sstfilter_builder* b,
@@ -351,12 +389,20 @@ sstfilter_code sstfilter_builder_finish(sstfilter_builder* b, char** data,
 sstfilter_code sstfilter_reader_open(const char* data, size_t size,
                                      sstfilter_reader** out,
                                      char** errmsg) noexcept {
+  return sstfilter_reader_open_keyed(data, size, nullptr, out, errmsg);
+}
+
+sstfilter_code sstfilter_reader_open_keyed(const char* data, size_t size,
+                                           const sstfilter_secret* secret,
+                                           sstfilter_reader** out,
+                                           char** errmsg) noexcept {
   if (out != nullptr) *out = nullptr;
   return Guard(errmsg, [&] {
     if (out == nullptr) return NullArgument("out");
     if (!KeyOk(data, size)) return NullArgument("data of non-zero size");
     auto r = std::make_unique<sstfilter_reader>();
-    r->impl = sstfilter::FilterReader::Open(Key(data, size));
+    r->impl = sstfilter::FilterReader::Open(
+        Key(data, size), secret == nullptr ? nullptr : secret->impl.get());
     *out = r.release();
     return Status::OK();
   });
@@ -378,6 +424,12 @@ uint64_t sstfilter_reader_seed(const sstfilter_reader* r) noexcept {
 
 size_t sstfilter_reader_payload_size(const sstfilter_reader* r) noexcept {
   return r == nullptr ? 0 : r->impl.payload_size();
+}
+
+uint64_t sstfilter_reader_hash(const sstfilter_reader* r, const char* key,
+                               size_t len) noexcept {
+  if (r == nullptr || !KeyOk(key, len)) return 0;
+  return r->impl.Hash(Key(key, len));
 }
 
 int sstfilter_reader_may_match(const sstfilter_reader* r, const char* key,

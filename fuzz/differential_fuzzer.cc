@@ -12,7 +12,8 @@
 //     Deserialize round-trips to the same bytes.
 //
 // Input: byte 0 picks the kind, byte 1 the bits per key within the kind's
-// range, byte 2 whether to use a seed (then 8 bytes of seed); the rest is a
+// range, byte 2 flags: bit 0 a seed follows (8 bytes), bit 1 add hashes,
+// bits 2 and 3 (static kinds) keyed and salt (if no seed); the rest is a
 // list of keys, each a length byte (mod 64) then that many bytes.
 
 #include <algorithm>
@@ -47,8 +48,7 @@ void CheckReader(const FilterReader& r, const std::vector<std::string>& keys,
   std::unique_ptr<bool[]> batch(new bool[views.size()]);
   r.MayMatch(views.size(), views.data(), batch.get());
   std::vector<uint64_t> hashes;
-  for (std::string_view v : views)
-    hashes.push_back(sstfilter::Hash64(v, r.seed()));
+  for (std::string_view v : views) hashes.push_back(r.Hash(v));
   std::unique_ptr<bool[]> hbatch(new bool[views.size()]);
   r.MayMatchHashes(hashes.size(), hashes.data(), hbatch.get());
   for (size_t i = 0; i < views.size(); i++) {
@@ -63,11 +63,13 @@ void CheckReader(const FilterReader& r, const std::vector<std::string>& keys,
 void Static(const FilterSpec& spec, const std::vector<std::string>& keys,
             bool by_hash) {
   std::unique_ptr<sstfilter::FilterBuilder> b;
-  SSTFILTER_FUZZ_CHECK(sstfilter::NewFilterBuilder(spec, &b).ok());
+  SSTFILTER_FUZZ_CHECK(
+      sstfilter::NewFilterBuilder(spec, &b, sstfilter::fuzz::FuzzSecret())
+          .ok());
   for (int round = 0; round < 2; round++) {
     for (const std::string& k : keys) {
       if (by_hash) {
-        b->AddHash(sstfilter::Hash64(k, spec.seed));
+        b->AddHash(b->HashKey(k));
       } else {
         b->AddKey(k);
       }
@@ -77,14 +79,19 @@ void Static(const FilterSpec& spec, const std::vector<std::string>& keys,
     std::string first;
     // Earlier bytes in dst stay as they were.
     std::string dst = "prefix";
+    const uint64_t seed = b->seed();
+    SSTFILTER_FUZZ_CHECK(spec.salt ? seed != 0 : seed == spec.seed);
     b->Finish(&dst);
     SSTFILTER_FUZZ_CHECK(dst.compare(0, 6, "prefix") == 0);
     const std::string_view bytes = std::string_view(dst).substr(6);
     SSTFILTER_FUZZ_CHECK(b->NumEntries() == 0);
     const std::string copy(bytes);  // exactly sized, for ASan
-    const FilterReader r = FilterReader::Open(copy);
+    const FilterReader r =
+        FilterReader::Open(copy, sstfilter::fuzz::FuzzSecret());
     SSTFILTER_FUZZ_CHECK(r.valid());
-    SSTFILTER_FUZZ_CHECK(r.seed() == spec.seed);
+    SSTFILTER_FUZZ_CHECK(r.seed() == seed);
+    // Without the secret a keyed filter matches every key.
+    SSTFILTER_FUZZ_CHECK(FilterReader::Open(copy).valid() != spec.keyed);
     if (keys.empty()) {
       SSTFILTER_FUZZ_CHECK(r.kind() == FilterKind::kEmpty);
     } else {
@@ -103,11 +110,12 @@ void Static(const FilterSpec& spec, const std::vector<std::string>& keys,
       SSTFILTER_FUZZ_CHECK(copy.size() <= b->FilterSize(entries));
     }
     CheckReader(r, keys, /*all_added=*/true);
-    // The builder is reusable: the same keys give the same bytes.
+    // The builder is reusable: the same keys give the same bytes (a
+    // salted builder: another seed, so other bytes).
     static thread_local std::string previous;
     if (round == 0) {
       previous = copy;
-    } else {
+    } else if (!spec.salt) {
       SSTFILTER_FUZZ_CHECK(copy == previous);
     }
   }
@@ -181,6 +189,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const double hi = sstfilter::MaxBitsPerKey(spec.kind);
     spec.bits_per_key = lo + (hi - lo) * bits_byte / 255.0;
     spec.seed = seed;
+    spec.keyed = (flags & 4) != 0;
+    spec.salt = (flags & 8) != 0 && seed == 0;
     SSTFILTER_FUZZ_CHECK(spec.Validate().ok());
     Static(spec, keys, (flags & 2) != 0);
     return 0;

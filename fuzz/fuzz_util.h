@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string_view>
+
+#include "sstfilter/secret.h"
 
 // Aborts with the failed condition: a property of the library was broken.
 #define SSTFILTER_FUZZ_CHECK(cond)                                          \
@@ -49,6 +52,19 @@ inline constexpr std::string_view kProbeKeys[] = {
 };
 inline constexpr size_t kNumProbeKeys =
     sizeof(kProbeKeys) / sizeof(kProbeKeys[0]);
+
+// The secret of every keyed filter in the corpus and the targets
+// (fuzz/make_corpus), so that keyed trailers read and build.
+inline constexpr std::string_view kFuzzSecret =
+    "sstfilter fuzz secret 0123456789";
+inline const FilterSecret* FuzzSecret() {
+  static const FilterSecret* const secret = [] {
+    std::unique_ptr<const FilterSecret> s;
+    if (!NewFilterSecret(kFuzzSecret, &s).ok()) std::abort();
+    return s.release();  // lives as long as the process
+  }();
+  return secret;
+}
 
 // Reads the input as a stream of fuzzer-chosen values.
 class Input {

@@ -5,7 +5,8 @@
 //   DIR/filters/       golden filters of every kind the format has, built
 //                      by this version's builders: empty, tiny, LevelDB-
 //                      sized and block-sized, with and without a seed, the
-//                      mutable kinds, and a few damaged ones
+//                      mutable kinds, keyed filters (fuzz_util.h's
+//                      secret), and a few damaged ones
 //   DIR/specs/         edge-case spec strings
 //   DIR/differential/  inputs of differential_fuzzer (kind, size, keys)
 // The keys are "key0", "key1", ... as in fuzz_util.h's probe keys.
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/fuzz_util.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
 #include "sstfilter/spec.h"
@@ -41,7 +43,8 @@ std::string Build(const std::string& text, int n) {
   sstfilter::FilterSpec spec;
   std::unique_ptr<sstfilter::FilterBuilder> b;
   if (!sstfilter::ParseFilterSpec(text, &spec).ok() ||
-      !sstfilter::NewFilterBuilder(spec, &b).ok()) {
+      !sstfilter::NewFilterBuilder(spec, &b, sstfilter::fuzz::FuzzSecret())
+           .ok()) {
     std::fprintf(stderr, "make_corpus: bad spec %s\n", text.c_str());
     std::exit(1);
   }
@@ -91,6 +94,21 @@ int main(int argc, char** argv) {
         d[d.size() - 2] ^= 1;
         Write(dir / "filters" / (Name(spec) + "_trailer_flip"), d);
         Write(dir / "filters" / (Name(spec) + "_truncated"), bytes.substr(1));
+      }
+    }
+  }
+
+  // Keyed filters (format version 3), and one with its trailer damaged.
+  for (const char* spec :
+       {"bloom:10:keyed", "blocked_bloom:10:keyed", "cuckoo:12:keyed",
+        "ribbon:10:keyed", "ribbon:7.3:seed=7:keyed"}) {
+    for (int n : {0, 36, 1000}) {
+      const std::string bytes = Build(spec, n);
+      Write(dir / "filters" / (Name(spec) + "_n" + std::to_string(n)), bytes);
+      if (n == 36) {
+        std::string d = bytes;
+        d[d.size() - 4] ^= 1;
+        Write(dir / "filters" / (Name(spec) + "_trailer_flip"), d);
       }
     }
   }
@@ -160,7 +178,12 @@ int main(int argc, char** argv) {
                            "bloom:00000000000000000000010",
                            "blocked_bloom:1e-300",
                            "bloom:10:seed=7:seed=8",
-                           "bloom\0:10"}) {
+                           "bloom\0:10",
+                           "bloom:10:keyed",
+                           "cuckoo:12:keyed:salt",
+                           "bloom:10:salt:seed=7",
+                           "bloom:10:keyed=1",
+                           "ribbon:10:salt:salt"}) {
     Write(dir / "specs" / ("spec" + std::to_string(i++)), spec);
   }
 
@@ -174,6 +197,21 @@ int main(int argc, char** argv) {
       in.push_back(static_cast<char>(n == 40 ? 1 | 2 | 64 : 64));
       if (n == 40) in += std::string("\x07\0\0\0\0\0\0\0", 8);
       for (int k = 0; k < n; k++) {
+        const std::string key = Key(k);
+        in.push_back(static_cast<char>(key.size()));
+        in += key;
+      }
+      Write(dir / "differential" / ("input" + std::to_string(i++)), in);
+    }
+  }
+  // Keyed (flags bit 2) and keyed with salt (bit 3), static kinds.
+  for (int kind = 0; kind < 4; kind++) {
+    for (int flags : {4, 4 | 8 | 2}) {
+      std::string in;
+      in.push_back(static_cast<char>(kind));
+      in.push_back(static_cast<char>(100));
+      in.push_back(static_cast<char>(flags));
+      for (int k = 0; k < 40; k++) {
         const std::string key = Key(k);
         in.push_back(static_cast<char>(key.size()));
         in += key;

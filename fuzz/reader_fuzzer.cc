@@ -1,7 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// FilterReader::Open over arbitrary bytes, then MayMatch, MayMatchHash and
-// both batched forms. Properties: no crash or out-of-bounds read (ASan), no
+// FilterReader::Open over arbitrary bytes, with and without a secret, then
+// MayMatch, MayMatchHash and both batched forms. Properties: no crash or out-of-bounds read (ASan), no
 // undefined behaviour (UBSan), unreadable bytes match every key, the
 // batched answers equal the single ones, and a valid reader's sizes are
 // consistent with the input.
@@ -20,12 +20,9 @@ using sstfilter::FilterReader;
 using sstfilter::fuzz::kNumProbeKeys;
 using sstfilter::fuzz::kProbeKeys;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // A copy of exactly `size` bytes on the heap, so that ASan sees any read
-  // past the end of the filter.
-  const std::vector<char> copy(data, data + size);
-  const std::string_view bytes(copy.data(), copy.size());
-  const FilterReader r = FilterReader::Open(bytes);
+namespace {
+
+void Check(const FilterReader& r, const uint8_t* data, size_t size) {
   if (r.valid()) {
     SSTFILTER_FUZZ_CHECK(r.payload_size() < size);
   } else {
@@ -36,7 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uint64_t hashes[kNumProbeKeys + 4];
   for (size_t i = 0; i < kNumProbeKeys; i++) {
     single[i] = r.MayMatch(kProbeKeys[i]);
-    hashes[i] = sstfilter::Hash64(kProbeKeys[i], r.seed());
+    hashes[i] = r.Hash(kProbeKeys[i]);
     SSTFILTER_FUZZ_CHECK(r.MayMatchHash(hashes[i]) == single[i]);
     if (!r.valid()) SSTFILTER_FUZZ_CHECK(single[i]);
   }
@@ -61,5 +58,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < kNumProbeKeys + 4; i++) {
     SSTFILTER_FUZZ_CHECK(hbatch[i] == single[i]);
   }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // A copy of exactly `size` bytes on the heap, so that ASan sees any read
+  // past the end of the filter.
+  const std::vector<char> copy(data, data + size);
+  const std::string_view bytes(copy.data(), copy.size());
+  // Without a secret (a keyed filter then matches every key), and with the
+  // corpus's secret (keyed filters read).
+  const FilterReader plain = FilterReader::Open(bytes);
+  const FilterReader keyed =
+      FilterReader::Open(bytes, sstfilter::fuzz::FuzzSecret());
+  SSTFILTER_FUZZ_CHECK(!plain.valid() || keyed.valid());
+  Check(plain, data, size);
+  Check(keyed, data, size);
   return 0;
 }

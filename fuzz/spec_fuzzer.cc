@@ -38,7 +38,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   SSTFILTER_FUZZ_CHECK(again == spec);
 
   std::unique_ptr<sstfilter::FilterBuilder> builder;
-  SSTFILTER_FUZZ_CHECK(sstfilter::NewFilterBuilder(spec, &builder).ok());
+  // A keyed spec needs a secret, and builds with one.
+  SSTFILTER_FUZZ_CHECK(sstfilter::NewFilterBuilder(spec, &builder).ok() !=
+                       spec.keyed);
+  SSTFILTER_FUZZ_CHECK(
+      sstfilter::NewFilterBuilder(spec, &builder, sstfilter::fuzz::FuzzSecret())
+          .ok());
   // Sizes grow with the entry count; the largest counts must not overflow
   // into small sizes (UBSan checks the float-to-int conversions).
   constexpr size_t kMax = std::numeric_limits<size_t>::max();

@@ -52,7 +52,7 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
     Trailer t;
     t.kind = FilterKind::kBlockedBloom;
     t.payload_size = blocks * BlockedBloomImpl::kBlockBytes;
-    t.seed = spec.seed;
+    SetTrailerHashing(spec, &t);
     t.params_size = 1;
     const uint64_t budget = MaxFilterBytes(n, spec.bits_per_key);
     const uint64_t trailer = TrailerSize(t);
@@ -72,7 +72,7 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
     Trailer t;
     t.kind = FilterKind::kBloom;
     t.payload_size = standard_bytes;
-    t.seed = spec.seed;
+    SetTrailerHashing(spec, &t);
     t.params[0] = static_cast<uint8_t>(p.num_probes);
     t.params_size = 1;
     plan.payload_bytes = PaddedPayloadSize(t);
@@ -93,13 +93,13 @@ void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
   const FilterParams& p = plan.params;
   const uint64_t payload = plan.payload_bytes;
   if (p.kind == FilterKind::kEmpty) {
-    AppendEmptyFilter(spec.seed, dst);
+    AppendEmptyFilter(spec, dst);
     return;
   }
   Trailer t;
   t.kind = p.kind;
   t.payload_size = payload;
-  t.seed = spec.seed;
+  SetTrailerHashing(spec, &t);
   t.params[0] = static_cast<uint8_t>(p.num_probes);
   t.params_size = 1;
   const size_t start = dst->size();
@@ -142,7 +142,9 @@ class BloomFamilyBuilder final : public HashListBuilder {
   explicit BloomFamilyBuilder(const FilterSpec& spec) : HashListBuilder(spec) {}
 
   void Finish(std::string* dst) override {
-    AppendBloomFamilyFilter(spec(), hashes_, dst);
+    const size_t start = dst->size();
+    AppendBloomFamilyFilter(FilterSpecNow(), hashes_, dst);
+    EndFilter(start, dst);
     hashes_.clear();
   }
 };

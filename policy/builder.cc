@@ -1,21 +1,62 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 
 #include <cassert>
+#include <chrono>
 #include <limits>
+#include <random>
 
 #include "policy/bloom_builder.h"
 #include "policy/cuckoo_builder.h"
 #include "policy/format.h"
+#include "policy/primitives.h"
 #include "policy/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/secret.h"
 
 namespace sstfilter {
 
 FilterBuilder::~FilterBuilder() = default;
 
-void FilterBuilder::AddKey(std::string_view key) {
-  AddHash(Hash64(key, spec_.seed));
+uint64_t FilterBuilder::HashKey(std::string_view key) const {
+  return secret_ != nullptr ? secret_->Hash(key, seed_) : Hash64(key, seed_);
+}
+
+FilterSpec FilterBuilder::FilterSpecNow() const {
+  FilterSpec s = spec_;
+  s.seed = seed_;
+  return s;
+}
+
+void FilterBuilder::EndFilter(size_t start, std::string* dst) {
+  if (secret_ != nullptr) {
+    internal::SetTrailerKeyId(secret_->key_id(), start, dst);
+  }
+  if (spec_.salt) NextSeed();
+}
+
+// The seeds of a salted builder: Mix64 of a Weyl sequence started at 64
+// bits from std::random_device (docs/FORMAT.md, "Salt"). Mix64 is a
+// bijection, so the seeds of one builder repeat only after 2^64 filters;
+// 0 (seed absent) is skipped.
+void FilterBuilder::NextSeed() {
+  if (salt_state_ == 0) {
+    try {
+      std::random_device rd;
+      salt_state_ = (uint64_t{rd()} << 32) ^ rd();
+    } catch (...) {
+      // No entropy source (rare; never an exception through an adapter):
+      // the clock and this builder's address, still a seed per filter.
+      salt_state_ = internal::Mix64(
+          static_cast<uint64_t>(
+              std::chrono::steady_clock::now().time_since_epoch().count()) ^
+          reinterpret_cast<uintptr_t>(this));
+    }
+  }
+  do {
+    salt_state_ += internal::kGolden64;
+    seed_ = internal::Mix64(salt_state_);
+  } while (seed_ == 0);
 }
 
 size_t FilterBuilder::MaxEntriesForSize(size_t bytes) const {
@@ -38,10 +79,10 @@ size_t FilterBuilder::MaxEntriesForSize(size_t bytes) const {
 
 namespace internal {
 
-void AppendEmptyFilter(uint64_t seed, std::string* dst) {
+void AppendEmptyFilter(const FilterSpec& spec, std::string* dst) {
   Trailer t;
   t.kind = FilterKind::kEmpty;
-  t.seed = seed;
+  SetTrailerHashing(spec, &t);
   AppendTrailer(t, dst);
 }
 
@@ -65,7 +106,7 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   Trailer t;
   t.kind = plan.params.kind;
   t.payload_size = plan.payload_bytes;
-  t.seed = spec.seed;
+  SetTrailerHashing(spec, &t);
   t.params_size = plan.kind_params_size;
   t.params[0] = plan.first_param;
   plan.params.filter_bytes = plan.payload_bytes + TrailerSize(t);
@@ -74,30 +115,42 @@ FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
 
 size_t HashListBuilder::FilterSize(size_t num_entries) const {
   if (num_entries > kMaxPlanKeys) return std::numeric_limits<size_t>::max();
-  return PlanFilter(spec(), num_entries, /*with_fpr=*/false).filter_bytes;
+  return PlanFilter(FilterSpecNow(), num_entries, /*with_fpr=*/false)
+      .filter_bytes;
 }
 
 }  // namespace internal
 
 Status NewFilterBuilder(const FilterSpec& spec,
-                        std::unique_ptr<FilterBuilder>* out) {
+                        std::unique_ptr<FilterBuilder>* out,
+                        const FilterSecret* secret) {
   Status s = spec.Validate();
   if (!s.ok()) return s;
+  if (spec.keyed && secret == nullptr) {
+    return Status::InvalidArgument("spec \"" + spec.ToString() +
+                                   "\" is keyed: building it needs the "
+                                   "application's FilterSecret");
+  }
+  std::unique_ptr<FilterBuilder> b;
   switch (spec.kind) {
     case FilterKind::kBloom:
     case FilterKind::kBlockedBloom:
-      *out = internal::NewBloomFamilyBuilder(spec);
-      return Status::OK();
+      b = internal::NewBloomFamilyBuilder(spec);
+      break;
     case FilterKind::kCuckoo:
-      *out = internal::NewCuckooBuilder(spec);
-      return Status::OK();
+      b = internal::NewCuckooBuilder(spec);
+      break;
     case FilterKind::kRibbon:
-      *out = internal::NewRibbonBuilder(spec);
-      return Status::OK();
+      b = internal::NewRibbonBuilder(spec);
+      break;
     default:
       return Status::NotSupported(std::string("no builder for filter kind ") +
                                   FilterKindName(spec.kind));
   }
+  if (spec.keyed) b->secret_ = secret;
+  if (spec.salt) b->NextSeed();
+  *out = std::move(b);
+  return Status::OK();
 }
 
 }  // namespace sstfilter

@@ -25,24 +25,26 @@ namespace sstfilter {
 namespace internal {
 namespace {
 
-size_t TotalSize(const KindPlan& plan, uint64_t seed) {
+size_t TotalSize(const KindPlan& plan, const FilterSpec& spec) {
   Trailer t;
   t.kind = plan.params.kind;
   t.payload_size = plan.payload_bytes;
-  t.seed = seed;
+  SetTrailerHashing(spec, &t);
   t.params_size = plan.kind_params_size;
   t.params[0] = plan.first_param;
   return plan.payload_bytes + TrailerSize(t);
 }
 
 // The spec whose PlanBloomFamily writes a standard Bloom payload of exactly
-// `bytes` bytes for n keys: ceil(n b) = 8 bytes.
+// `bytes` bytes for n keys: ceil(n b) = 8 bytes, hashed as `spec`.
 FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
-                             uint64_t seed) {
+                             const FilterSpec& spec) {
   FilterSpec s;
   s.kind = kind;
   s.bits_per_key = (8.0 * static_cast<double>(bytes) - 0.5) / n;
-  s.seed = seed;
+  s.seed = spec.seed;
+  s.keyed = spec.keyed;
+  s.salt = spec.salt;
   return s;
 }
 
@@ -67,12 +69,12 @@ bool FillTable(const HashList& hashes, int f, uint64_t buckets, uint32_t salt,
   });
 }
 
-void AppendCuckooTrailer(uint64_t payload, uint64_t seed, int f, uint32_t salt,
-                         std::string* dst) {
+void AppendCuckooTrailer(uint64_t payload, const FilterSpec& spec, int f,
+                         uint32_t salt, std::string* dst) {
   Trailer t;
   t.kind = FilterKind::kCuckoo;
   t.payload_size = payload;
-  t.seed = seed;
+  SetTrailerHashing(spec, &t);
   t.params[0] = static_cast<uint8_t>(f);
   t.params[1] = static_cast<uint8_t>(salt);
   t.params_size = 2;
@@ -105,7 +107,7 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   // Small filters: bucket rounding and the trailer weigh more, and a
   // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
   // Bloom sizes from just under the optimum up to the cuckoo's own size.
-  const size_t cuckoo_total = TotalSize(plan, spec.seed);
+  const size_t cuckoo_total = TotalSize(plan, spec);
   const double optimum = n * StandardBloomOptimumBits(p.expected_fpr) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   // A Bloom payload of `bytes` takes at least bytes + kCompactTrailerSize.
@@ -113,10 +115,10 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
     if (bytes + kCompactTrailerSize > cuckoo_total) break;
     // (The standard Bloom formula is cheap, unlike the blocked one.)
     KindPlan bloom = PlanBloomFamily(
-        BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec.seed), n,
+        BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec), n,
         /*with_fpr=*/true);
     if (bloom.payload_bytes == bytes &&
-        TotalSize(bloom, spec.seed) <= cuckoo_total &&
+        TotalSize(bloom, spec) <= cuckoo_total &&
         bloom.params.expected_fpr <= p.expected_fpr) {
       bloom.params.bits_per_key = spec.bits_per_key;
       return bloom;
@@ -135,13 +137,13 @@ void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
   const KindPlan plan = PlanCuckoo(spec, n);
   if (plan.params.kind == FilterKind::kEmpty) {
     stats->kind = FilterKind::kEmpty;
-    AppendEmptyFilter(spec.seed, dst);
+    AppendEmptyFilter(spec, dst);
     return;
   }
   if (plan.params.kind == FilterKind::kBloom) {
     stats->kind = FilterKind::kBloom;
     AppendBloomFamilyFilter(
-        BloomSpecForBytes(FilterKind::kBloom, plan.payload_bytes, n, spec.seed),
+        BloomSpecForBytes(FilterKind::kBloom, plan.payload_bytes, n, spec),
         hashes, dst);
     return;
   }
@@ -167,7 +169,7 @@ void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
         continue;
       }
       dst->resize(start + payload);  // drop the slack (still zero)
-      AppendCuckooTrailer(payload, spec.seed, f, salt, dst);
+      AppendCuckooTrailer(payload, spec, f, salt, dst);
       stats->kind = FilterKind::kCuckoo;
       stats->num_buckets = buckets;
       return;
@@ -176,9 +178,9 @@ void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
   // Every table ran out of kicks: a blocked Bloom of the same budget.
   dst->resize(start);
   stats->kind = FilterKind::kBlockedBloom;
-  AppendBloomFamilyFilter(BloomSpecForBytes(FilterKind::kBlockedBloom,
-                                            plan.payload_bytes, n, spec.seed),
-                          hashes, dst);
+  AppendBloomFamilyFilter(
+      BloomSpecForBytes(FilterKind::kBlockedBloom, plan.payload_bytes, n, spec),
+      hashes, dst);
 }
 
 namespace {
@@ -208,7 +210,9 @@ class CuckooBuilder final : public HashListBuilder {
   }
 
   void Finish(std::string* dst) override {
-    AppendCuckooFilter(spec(), hashes_, dst);
+    const size_t start = dst->size();
+    AppendCuckooFilter(FilterSpecNow(), hashes_, dst);
+    EndFilter(start, dst);
     hashes_.clear();
     recent_valid_ = 0;
     num_added_ = 0;

@@ -64,17 +64,6 @@ inline uint64_t CuckooBucketsFor(uint64_t n) {
 
 using Uint128 = unsigned __int128;
 
-// The MurmurHash3 64-bit finalizer: a bijection of 64-bit words with full
-// avalanche. Used only to re-salt a hash.
-inline uint64_t Mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
 inline uint64_t CuckooSaltedHash(uint64_t h, uint32_t salt) {
   return salt == 0 ? h : Mix64(h + salt * kGolden64);
 }
@@ -228,7 +217,7 @@ struct CuckooBucket {
     // Both loads are issued before either test, so their misses overlap.
     const Word w1 = Load(data, size, loc.b1);
     const Word w2 = Load(data, size, loc.b2);
-    return Contains(w1, loc.tag) | Contains(w2, loc.tag);
+    return Contains(w1, loc.tag) || Contains(w2, loc.tag);
   }
   // Prefetches both buckets: the line of each bucket's first byte, and the
   // next line only for a bucket that straddles two (~8% of them for f =

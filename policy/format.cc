@@ -2,6 +2,7 @@
 
 #include "policy/format.h"
 
+#include <cassert>
 #include <cstring>
 
 #include "policy/primitives.h"
@@ -63,6 +64,8 @@ bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
   t->kind = kind;
   t->payload_size = payload_size;
   t->seed = 0;
+  t->keyed = false;
+  t->key_id = 0;
   t->params[0] =
       static_cast<uint8_t>((w >> kCompactParamShift) & kMaxCompactParam);
   t->params_size = 1;
@@ -72,13 +75,34 @@ bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
 
 }  // namespace
 
+void SetTrailerHashing(const FilterSpec& spec, Trailer* t) {
+  t->seed = spec.seed != 0 ? spec.seed : (spec.salt ? 1 : 0);
+  t->keyed = spec.keyed;
+  t->key_id = 0;
+}
+
+bool MayUseCompactTrailer(const FilterSpec& spec) {
+  return spec.seed == 0 && !spec.salt && !spec.keyed;
+}
+
+void SetTrailerKeyId(uint32_t key_id, size_t start, std::string* dst) {
+  Trailer t;
+  const auto* data = reinterpret_cast<const uint8_t*>(dst->data()) + start;
+  const bool ok = ParseTrailer(data, dst->size() - start, &t);
+  assert(ok && t.keyed && !t.compact);
+  if (!ok || !t.keyed) return;
+  t.key_id = key_id;
+  dst->resize(start + t.payload_size);
+  AppendTrailer(t, dst);
+}
+
 bool KindHasCompactForm(FilterKind kind) {
   return kind == FilterKind::kBloom || kind == FilterKind::kRibbon;
 }
 
 bool UsesCompactTrailer(const Trailer& t) {
-  return KindHasCompactForm(t.kind) && t.seed == 0 && t.params_size == 1 &&
-         t.params[0] <= kMaxCompactParam &&
+  return KindHasCompactForm(t.kind) && t.seed == 0 && !t.keyed &&
+         t.params_size == 1 && t.params[0] <= kMaxCompactParam &&
          t.payload_size >= kMinCompactPayload &&
          t.payload_size <= kMaxCompactPayload;
 }
@@ -97,7 +121,7 @@ uint64_t PaddedPayloadSize(const Trailer& t) {
 size_t TrailerSize(const Trailer& t) {
   if (UsesCompactTrailer(t)) return kCompactTrailerSize;
   return VarintSize(t.payload_size) + 1 + (t.seed != 0 ? 8 : 0) +
-         t.params_size + 3;
+         (t.keyed ? 4 : 0) + t.params_size + 3;
 }
 
 void AppendTrailer(const Trailer& t, std::string* dst) {
@@ -111,7 +135,7 @@ void AppendTrailer(const Trailer& t, std::string* dst) {
     dst->push_back(static_cast<char>(w >> 8));
     return;
   }
-  uint8_t buf[10 + 1 + 8 + kMaxKindParams + 3];
+  uint8_t buf[10 + 1 + 8 + 4 + kMaxKindParams + 3];
   size_t n = 0;
   uint64_t v = t.payload_size;
   while (v >= 0x80) {
@@ -119,10 +143,15 @@ void AppendTrailer(const Trailer& t, std::string* dst) {
     v >>= 7;
   }
   buf[n++] = static_cast<uint8_t>(v);
-  buf[n++] = t.seed != 0 ? kFlagHasSeed : 0;
+  buf[n++] = static_cast<uint8_t>((t.seed != 0 ? kFlagHasSeed : 0) |
+                                  (t.keyed ? kFlagKeyed : 0));
   if (t.seed != 0) {
     EncodeFixed64(buf + n, t.seed);
     n += 8;
+  }
+  if (t.keyed) {
+    EncodeFixed32(buf + n, t.key_id);
+    n += 4;
   }
   std::memcpy(buf + n, t.params, t.params_size);
   n += t.params_size;
@@ -160,7 +189,7 @@ bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
   if (payload_size != size - len) return false;
   if (pos >= body_size) return false;
   const uint8_t flags = body[pos++];
-  if ((flags & ~kFlagHasSeed) != 0) return false;
+  if ((flags & ~(kFlagHasSeed | kFlagKeyed)) != 0) return false;
   uint64_t seed = 0;
   if (flags & kFlagHasSeed) {
     if (body_size - pos < 8) return false;
@@ -168,11 +197,19 @@ bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
     pos += 8;
     if (seed == 0) return false;  // a writer never sets the flag for seed 0
   }
+  uint32_t key_id = 0;
+  if (flags & kFlagKeyed) {
+    if (body_size - pos < 4) return false;
+    key_id = DecodeFixed32(body + pos);
+    pos += 4;
+  }
   const size_t params_size = body_size - pos;
   if (params_size > kMaxKindParams) return false;
   t->kind = static_cast<FilterKind>(tag & 0x0f);
   t->payload_size = payload_size;
   t->seed = seed;
+  t->keyed = (flags & kFlagKeyed) != 0;
+  t->key_id = key_id;
   std::memcpy(t->params, body + pos, params_size);
   t->params_size = params_size;
   t->compact = false;

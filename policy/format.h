@@ -8,6 +8,7 @@
 //   filter  := payload trailer
 //   trailer := body check len tag
 //   body    := varint64 payload_size, u8 flags, [u64le seed if flags & 1],
+//              [u32le key_id if flags & 2 (format version 3)],
 //              kind params (fixed size per kind and version)
 //   check   := u8  low byte of XXH3_64bits_withSeed(body, len << 8 | tag)
 //   len     := u8  bytes of the trailer: |body| + 3, in [5, 255]
@@ -24,7 +25,7 @@
 //                  set bit of w bits 7..14 (format.cc)
 //
 // with payload_size = size - 2 in [kMinCompactPayload, kMaxCompactPayload],
-// seed 0 and no flags.
+// seed 0 and no flags (never keyed).
 //
 // Decoding checks every size before reading and rejects anything not
 // exactly as written here: unknown version or flags, a check mismatch,
@@ -48,6 +49,9 @@ namespace internal {
 // still carry 1; tags 0x20..0x7f are free for later full-trailer versions.
 inline constexpr uint8_t kFormatVersion = 1;
 inline constexpr uint8_t kFlagHasSeed = 1;
+// Format version 3: a keyed filter (FilterSecret); a u32le key id follows
+// the seed. Earlier readers refuse the flag, so they answer "may match".
+inline constexpr uint8_t kFlagKeyed = 2;
 inline constexpr size_t kMaxKindParams = 32;
 
 // The compact trailer: its bytes, its marker bit in the last byte, and the
@@ -69,12 +73,28 @@ struct Trailer {
   FilterKind kind = FilterKind::kEmpty;
   uint64_t payload_size = 0;
   uint64_t seed = 0;
+  bool keyed = false;   // hashed with a FilterSecret (FilterSecret::Hash)
+  uint32_t key_id = 0;  // that secret's key_id(), if keyed
   uint8_t params[kMaxKindParams] = {};
   size_t params_size = 0;
   // Set by ParseTrailer: the filter ended in a compact trailer.
   // AppendTrailer ignores it and picks the form itself (UsesCompactTrailer).
   bool compact = false;
 };
+
+// Sets t's hashing fields for a filter built from `spec`: seed, keyed, and
+// key_id 0 (the builder writes the real one: SetTrailerKeyId). A salted
+// spec's seed is drawn per filter and is never 0; a spec whose seed is not
+// drawn yet (planning) stands in 1, a seed of the same size.
+void SetTrailerHashing(const FilterSpec& spec, Trailer* t);
+
+// Whether a filter built from `spec` may end in a compact trailer: no
+// seed, salt or key.
+bool MayUseCompactTrailer(const FilterSpec& spec);
+
+// Rewrites the key id of the full trailer that ends *dst, whose filter
+// starts at dst[start] and is keyed. The trailer keeps its size.
+void SetTrailerKeyId(uint32_t key_id, size_t start, std::string* dst);
 
 // Kinds whose filters may end in a compact trailer: those whose params are
 // one byte in [0, kMaxCompactParam] for every filter small enough. Never
@@ -83,7 +103,7 @@ struct Trailer {
 bool KindHasCompactForm(FilterKind kind);
 
 // Whether AppendTrailer writes `t` in the compact form: a kind with a
-// compact form, seed 0, one param byte <= kMaxCompactParam, and
+// compact form, seed 0, not keyed, one param byte <= kMaxCompactParam, and
 // kMinCompactPayload <= payload_size <= kMaxCompactPayload. Writers choose
 // it by nothing else, so every small filter of such a kind gets it.
 bool UsesCompactTrailer(const Trailer& t);

@@ -73,8 +73,9 @@ struct KindPlan {
   uint8_t first_param = 0;
 };
 
-// Appends a zero-key filter ("never matches") carrying `seed`.
-void AppendEmptyFilter(uint64_t seed, std::string* dst);
+// Appends a zero-key filter ("never matches") with spec's hashing fields
+// (SetTrailerHashing).
+void AppendEmptyFilter(const FilterSpec& spec, std::string* dst);
 
 // The builders' common part: keeps the added hashes, dropping a hash equal
 // to the one added just before it (RocksDB and LevelDB repeat keys back to

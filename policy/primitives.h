@@ -25,6 +25,18 @@ namespace internal {
 inline constexpr uint64_t kGolden64 = 0x9E3779B97F4A7C15ull;
 inline constexpr uint32_t kGolden32 = 0x9E3779B9u;
 
+// The MurmurHash3 64-bit finalizer: a bijection of 64-bit words with full
+// avalanche. Re-salts a hash: cuckoo's salt, a keyed filter's seed
+// (FilterSecret::Hash), the salted builders' seed sequence.
+inline uint64_t Mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return x;
+}
+
 // floor(h * n / 2^64): maps a uniform 64-bit h onto [0, n) without '%'
 // (Lemire's fastrange; the high bits of h choose).
 inline uint64_t FastRange64(uint64_t h, uint64_t n) {

@@ -16,6 +16,7 @@
 #include "policy/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/secret.h"
 
 namespace sstfilter {
 
@@ -147,15 +148,22 @@ bool FilterReader::DecodeRibbon(const internal::Trailer& t) {
   return true;
 }
 
-FilterReader FilterReader::Open(std::string_view filter) {
+FilterReader FilterReader::Open(std::string_view filter,
+                                const FilterSecret* secret) {
   internal::Trailer t;
   const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
   if (!internal::ParseTrailer(data, filter.size(), &t)) return FilterReader();
+  // A keyed filter without the writer's secret: its probe positions are
+  // unknown, so it matches every key.
+  if (t.keyed && (secret == nullptr || secret->key_id() != t.key_id)) {
+    return FilterReader();
+  }
   FilterReader r;
   r.kind_ = t.kind;
   r.data_ = data;
   r.payload_size_ = t.payload_size;
   r.seed_ = t.seed;
+  r.secret_ = t.keyed ? secret : nullptr;
   bool ok = false;
   switch (t.kind) {
     case FilterKind::kEmpty:
@@ -191,8 +199,12 @@ bool FilterReader::MayMatch(std::string_view key) const {
     case Mode::kNeverMatch:
       return false;
     default:
-      return MayMatchHash(Hash64(key, seed_));
+      return MayMatchHash(Hash(key));
   }
+}
+
+uint64_t FilterReader::Hash(std::string_view key) const {
+  return secret_ != nullptr ? secret_->Hash(key, seed_) : Hash64(key, seed_);
 }
 
 bool FilterReader::MayMatchHash(uint64_t hash) const {
@@ -315,7 +327,7 @@ void FilterReader::MayMatch(size_t n, const std::string_view* keys,
   uint64_t hashes[internal::kPrefetchBatch];
   for (size_t i = 0; i < n; i += internal::kPrefetchBatch) {
     const size_t m = std::min(internal::kPrefetchBatch, n - i);
-    for (size_t j = 0; j < m; j++) hashes[j] = Hash64(keys[i + j], seed_);
+    for (size_t j = 0; j < m; j++) hashes[j] = Hash(keys[i + j]);
     MayMatchHashes(m, hashes, results + i);
   }
 }

@@ -35,10 +35,12 @@ uint64_t BudgetBits(const FilterSpec& spec, uint64_t n) {
 }
 
 // A Bloom spec whose PlanBloomFamily payload is at most `bytes` for n keys
-// (blocked Bloom rounds down to whole 64-byte blocks).
-FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, uint64_t seed) {
+// (blocked Bloom rounds down to whole 64-byte blocks), hashed as `spec`.
+FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, const FilterSpec& spec) {
   FilterSpec s;
-  s.seed = seed;
+  s.seed = spec.seed;
+  s.keyed = spec.keyed;
+  s.salt = spec.salt;
   if (bytes >= kMinBlockedPayload) {
     s.kind = FilterKind::kBlockedBloom;
     bytes -= bytes % 64;
@@ -92,11 +94,11 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
-    // Compact dense (seed 0, docs/FORMAT.md): a header byte (salt, high bit
-    // of r - 1) inside the budget, then the columns; the trailer holds the
-    // low 4 bits of r - 1. Chosen whenever the payload fits a compact
-    // trailer.
-    if (spec.seed == 0 && budget > 8) {
+    // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte
+    // (salt, high bit of r - 1) inside the budget, then the columns; the
+    // trailer holds the low 4 bits of r - 1. Chosen whenever the payload
+    // fits a compact trailer.
+    if (MayUseCompactTrailer(spec) && budget > 8) {
       const uint64_t r =
           std::min<uint64_t>((budget - 8) / n, kRibbonMaxColumns);
       const uint64_t m =
@@ -153,7 +155,7 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
       // formula cheap: FilterSize plans often.)
       if (plan.payload_bytes >= kMinBlockedPayload) return rp;
       const KindPlan bloom = PlanBloomFamily(
-          BloomSpecWithin(plan.payload_bytes, n, spec.seed), n, true);
+          BloomSpecWithin(plan.payload_bytes, n, spec), n, true);
       if (bloom.params.kind != FilterKind::kBloom ||
           bloom.params.expected_fpr >= p.expected_fpr) {
         return rp;
@@ -165,7 +167,7 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   }
   // Too few bits for even one column: a Bloom filter of the budget.
   plan = PlanBloomFamily(
-      BloomSpecWithin(std::max<uint64_t>(1, budget / 8), n, spec.seed), n,
+      BloomSpecWithin(std::max<uint64_t>(1, budget / 8), n, spec), n,
       /*with_fpr=*/true);
   plan.params.bits_per_key = spec.bits_per_key;
   return rp;
@@ -293,7 +295,7 @@ void AppendRibbonTrailer(const FilterSpec& spec, uint64_t payload, bool dense,
   Trailer t;
   t.kind = FilterKind::kRibbon;
   t.payload_size = payload;
-  t.seed = spec.seed;
+  SetTrailerHashing(spec, &t);
   t.params[0] = dense ? 0 : 1;
   t.params[1] = static_cast<uint8_t>(salt);
   if (dense) {
@@ -320,12 +322,12 @@ void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
   const KindPlan& plan = rp.plan;
   if (plan.params.kind == FilterKind::kEmpty) {
     stats->kind = FilterKind::kEmpty;
-    AppendEmptyFilter(spec.seed, dst);
+    AppendEmptyFilter(spec, dst);
     return;
   }
   const size_t start = dst->size();
   if (plan.params.kind == FilterKind::kBloom && !rp.dense && rp.r > 0) {
-    AppendBloomFamilyFilter(BloomSpecWithin(plan.payload_bytes, n, spec.seed),
+    AppendBloomFamilyFilter(BloomSpecWithin(plan.payload_bytes, n, spec),
                             hashes, dst);
     stats->kind = FilterKind::kBloom;
     return;
@@ -404,7 +406,7 @@ void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
   const uint64_t bytes = plan.params.kind == FilterKind::kRibbon
                              ? plan.payload_bytes
                              : std::max<uint64_t>(1, BudgetBits(spec, n) / 8);
-  const FilterSpec bloom = BloomSpecWithin(bytes, n, spec.seed);
+  const FilterSpec bloom = BloomSpecWithin(bytes, n, spec);
   stats->kind = PlanBloomFamily(bloom, n, false).params.kind;
   AppendBloomFamilyFilter(bloom, hashes, dst);
 }
@@ -416,7 +418,9 @@ class RibbonBuilder final : public HashListBuilder {
   explicit RibbonBuilder(const FilterSpec& spec) : HashListBuilder(spec) {}
 
   void Finish(std::string* dst) override {
-    AppendRibbonFilter(spec(), hashes_, dst, {}, nullptr, &scratch_);
+    const size_t start = dst->size();
+    AppendRibbonFilter(FilterSpecNow(), hashes_, dst, {}, nullptr, &scratch_);
+    EndFilter(start, dst);
     hashes_.clear();
   }
 

@@ -74,6 +74,8 @@ std::string FilterSpec::ToString() const {
   s += ':';
   s += FormatNumber(bits_per_key);
   if (seed != 0) s += ":seed=" + std::to_string(seed);
+  if (keyed) s += ":keyed";
+  if (salt) s += ":salt";
   const FilterSpec defaults;
   if (by_level) s += ":by_level";
   if (size_ratio != defaults.size_ratio) {
@@ -104,6 +106,11 @@ Status FilterSpec::Validate() const {
     return Status::InvalidArgument(
         "size_ratio and l0_files describe the tree of a by_level "
         "spec; add by_level");
+  }
+  if (salt && seed != 0) {
+    return Status::InvalidArgument(
+        "salt draws a seed for every filter; it excludes seed=" +
+        std::to_string(seed));
   }
   if (!(size_ratio >= 2 && size_ratio <= 1000)) {
     return Status::InvalidArgument("size_ratio must be within [2, 1000], got " +
@@ -175,6 +182,10 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
     };
     if (name == "by_level" && eq == std::string_view::npos) {
       out.by_level = true;
+    } else if (name == "keyed" && eq == std::string_view::npos) {
+      out.keyed = true;
+    } else if (name == "salt" && eq == std::string_view::npos) {
+      out.salt = true;
     } else if (name == "seed" && eq != std::string_view::npos) {
       if (!whole(&out.seed)) {
         return Bad(text, "seed \"" + std::string(value) +
@@ -197,7 +208,8 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
     } else {
       return Bad(text, "unknown option \"" + std::string(option) +
                            "\" after bits per key; expected seed=<n>, "
-                           "by_level, size_ratio=<x> or l0_files=<n>");
+                           "keyed, salt, by_level, size_ratio=<x> or "
+                           "l0_files=<n>");
     }
   }
 

@@ -723,6 +723,81 @@ static void TestSharedReader(void) {
   sstfilter_free(data);
 }
 
+/* Keyed and salted filters: a keyed spec needs a secret; with it every key
+ * matches (by key and by the builder's and reader's hashes); without it, or
+ * with another one, the reader matches every key. */
+static void TestKeyed(const char* spec) {
+  static const char kSecret[] = "C API test secret, 32 bytes long";
+  sstfilter_secret* secret = NULL;
+  sstfilter_secret* other = NULL;
+  char* err = NULL;
+  sstfilter_code c = sstfilter_secret_create("short", 5, &secret, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "at least 16 bytes",
+              __LINE__);
+  CHECK(secret == NULL);
+  CHECK_OK(sstfilter_secret_create(kSecret, strlen(kSecret), &secret, NULL));
+  CHECK_OK(sstfilter_secret_create("another secret, 32 bytes long...", 32,
+                                   &other, NULL));
+  CHECK(sstfilter_secret_key_id(secret) != sstfilter_secret_key_id(other));
+
+  sstfilter_builder* b = NULL;
+  c = sstfilter_builder_create(spec, &b, &err);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "is keyed", __LINE__);
+  CHECK(b == NULL);
+  CHECK_OK(sstfilter_builder_create_keyed(spec, secret, &b, NULL));
+  if (b == NULL) return;
+  const unsigned long long n = 3000;
+  char key[32];
+  for (unsigned long long i = 0; i < n; i++) {
+    size_t len = Key(i, key);
+    if (i % 2 == 0) {
+      CHECK_OK(sstfilter_builder_add_key(b, key, len, NULL));
+    } else {
+      CHECK_OK(sstfilter_builder_add_hash(
+          b, sstfilter_builder_hash(b, key, len), NULL));
+    }
+  }
+  const uint64_t seed = sstfilter_builder_seed(b);
+  char* data = NULL;
+  size_t size = 0;
+  CHECK_OK(sstfilter_builder_finish(b, &data, &size, NULL));
+  if (strstr(spec, "salt") != NULL) {
+    CHECK(seed != 0 && sstfilter_builder_seed(b) != seed);
+  }
+  sstfilter_reader* r = NULL;
+  sstfilter_reader* blind = NULL;
+  sstfilter_reader* wrong = NULL;
+  CHECK_OK(sstfilter_reader_open_keyed(data, size, secret, &r, NULL));
+  CHECK_OK(sstfilter_reader_open(data, size, &blind, NULL));
+  CHECK_OK(sstfilter_reader_open_keyed(data, size, other, &wrong, NULL));
+  CHECK(sstfilter_reader_valid(r));
+  CHECK(sstfilter_reader_seed(r) == seed);
+  CHECK(!sstfilter_reader_valid(blind) && !sstfilter_reader_valid(wrong));
+  int misses = 0, fp = 0, blind_no = 0;
+  for (unsigned long long i = 0; i < n; i++) {
+    size_t len = Key(i, key);
+    if (!sstfilter_reader_may_match(r, key, len)) misses++;
+    if (!sstfilter_reader_may_match_hash(r,
+                                         sstfilter_reader_hash(r, key, len))) {
+      misses++;
+    }
+    len = AbsentKey(i, key);
+    fp += sstfilter_reader_may_match(r, key, len);
+    blind_no += !sstfilter_reader_may_match(blind, key, len);
+    blind_no += !sstfilter_reader_may_match(wrong, key, len);
+  }
+  CHECK(misses == 0);
+  CHECK(fp < 100); /* ~1% of 3000 */
+  CHECK(blind_no == 0);
+  sstfilter_reader_destroy(r);
+  sstfilter_reader_destroy(blind);
+  sstfilter_reader_destroy(wrong);
+  sstfilter_free(data);
+  sstfilter_builder_destroy(b);
+  sstfilter_secret_destroy(secret);
+  sstfilter_secret_destroy(other);
+}
+
 int main(void) {
   printf("sstfilter C API test\n");
   TestNamesAndCodes();
@@ -744,6 +819,9 @@ int main(void) {
   TestCorruptBytes("cuckoo:12");
   TestBuildAndRead("ribbon:9.5", SSTFILTER_KIND_RIBBON);
   TestCorruptBytes("ribbon:9.5");
+  TestKeyed("blocked_bloom:10:keyed");
+  TestKeyed("cuckoo:12:keyed:salt");
+  TestKeyed("ribbon:10:keyed:salt");
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }

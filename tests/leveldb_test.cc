@@ -36,6 +36,7 @@
 #include "leveldb/write_batch.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
+#include "sstfilter/secret.h"
 #include "tests/test_util.h"
 
 // Allocation counting. Replacing the global operator new (and its deletes,
@@ -161,7 +162,7 @@ TEST(LevelDBPolicyTest, BadSpecIsAnErrorNamingTheProblem) {
         Case{"bloom:ten", "not a decimal number"},
         Case{"bloom:0", "bits per key"},
         Case{"blocked_bloom:1e9", "not a decimal number"},
-        Case{"bloom:10:salt", "unknown option \"salt\""}}) {
+        Case{"bloom:10:pepper", "unknown option \"pepper\""}}) {
     SCOPED_TRACE(c.spec);
     PolicyPtr p;
     const leveldb::Status s = NewLevelDBFilterPolicy(c.spec, &p);
@@ -548,6 +549,51 @@ TEST_P(LevelDBTest, AbsentGetsRarelyReadDataBlocks) {
   const double unfiltered = FarReads(n);
   EXPECT_GE(unfiltered, 0.99);
   EXPECT_LE(far, 0.1 * unfiltered);
+}
+
+// A keyed, salted DB: with its secret, absent Gets rarely read a data
+// block; with another secret or none, every key still reads back (its
+// filters then match everything).
+TEST_P(LevelDBTest, KeyedFiltersNeedTheirSecret) {
+  const uint64_t n = 20000;
+  auto secret = [](std::string_view bytes) {
+    std::unique_ptr<const FilterSecret> s;
+    EXPECT_TRUE(NewFilterSecret(bytes, &s).ok());
+    return std::shared_ptr<const FilterSecret>(std::move(s));
+  };
+  auto policy = [](const std::string& spec,
+                   std::shared_ptr<const FilterSecret> secret) {
+    PolicyPtr p;
+    const leveldb::Status s = NewLevelDBFilterPolicy(spec, secret, &p);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return p;
+  };
+  PolicyPtr none;
+  const leveldb::Status s =
+      NewLevelDBFilterPolicy(GetParam() + ":keyed", &none);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("is keyed"), std::string::npos) << s.ToString();
+
+  const PolicyPtr writer = policy(GetParam() + ":keyed:salt",
+                                  secret("leveldb test secret 0123456789ab"));
+  Open(writer.get());
+  ASSERT_NO_FATAL_FAILURE(Fill(n));
+  const PolicyPtr same = policy(GetParam() + ":keyed:salt",
+                                secret("leveldb test secret 0123456789ab"));
+  const PolicyPtr other =
+      policy(GetParam(), secret("another leveldb secret, 32 bytes"));
+  const PolicyPtr unkeyed = policy(GetParam(), nullptr);
+  for (const PolicyPtr* p : {&same, &other, &unkeyed}) {
+    Open(p->get());
+    OpenAllTables(n);
+    ASSERT_EQ(MissingKeys(n), 0u);
+    const double far = FarReads(n);
+    if (p == &same) {
+      EXPECT_LE(far, FprCeiling(GetParam(), kKeysPerFilter));
+    } else {
+      EXPECT_GE(far, 0.99) << "no filter without the writer's secret";
+    }
+  }
 }
 
 // One key per block: CreateFilter sees batches of a single key.

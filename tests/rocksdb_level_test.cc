@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <thread>
@@ -378,7 +379,8 @@ TEST_P(RocksDBByLevelTest, IdAndOptionsFile) {
 // >= 1 from the top, then the L0 files from the oldest (the newest last).
 struct Runs {
   std::vector<uint64_t> keys;
-  std::vector<int> level;  // of keys[i]
+  std::vector<int> level;                    // of keys[i]
+  std::vector<std::vector<uint64_t>> files;  // file numbers of keys[i]
 };
 
 Runs RealRuns(rocksdb::DB* db) {
@@ -387,10 +389,15 @@ Runs RealRuns(rocksdb::DB* db) {
   Runs out;
   for (const rocksdb::LevelMetaData& l : meta.levels) {
     uint64_t keys = 0;
-    for (const rocksdb::SstFileMetaData& f : l.files) keys += f.num_entries;
+    std::vector<uint64_t> files;
+    for (const rocksdb::SstFileMetaData& f : l.files) {
+      keys += f.num_entries;
+      files.push_back(f.file_number);
+    }
     if (l.level >= 1 && keys > 0) {
       out.keys.push_back(keys);
       out.level.push_back(l.level);
+      out.files.push_back(files);
     }
   }
   std::vector<std::pair<uint64_t, uint64_t>> l0;  // file number, keys
@@ -401,36 +408,77 @@ Runs RealRuns(rocksdb::DB* db) {
   for (const auto& [number, keys] : l0) {
     out.keys.push_back(keys);
     out.level.push_back(0);
+    out.files.push_back({number});
   }
   return out;
 }
 
-// The bits PlanLevelBits gives run `i` of the real tree.
-double PlannedBits(const FilterSpec& spec, const Runs& runs, size_t i) {
+// The plan's average: the spec's, minus what the filters of the runs
+// `counted` (files that stay, and that the listener saw created) spend
+// over their runs' plan at the spec's average, per key of the tree.
+double PlanAverage(rocksdb::DB* db, const FilterSpec& spec, const Runs& runs,
+                   const std::vector<size_t>& counted) {
+  std::map<uint64_t, std::pair<uint64_t, double>> filters;  // keys, bits
+  for (const auto& [file, p] : test::AllTables(db)) {
+    filters[std::stoull(file.substr(file.rfind('/') + 1))] = {
+        p->num_filter_entries, 8.0 * static_cast<double>(p->filter_size)};
+  }
   LevelPlan plan;
   EXPECT_TRUE(
       PlanLevelBits(spec.kind, runs.keys, spec.bits_per_key, &plan).ok());
+  double over = 0, keys = 0;
+  for (uint64_t k : runs.keys) keys += static_cast<double>(k);
+  for (size_t i : counted) {
+    for (uint64_t n : runs.files[i]) {
+      over += filters[n].second -
+              8.0 * FilterBytes(spec, plan.bits_per_key[i], filters[n].first);
+    }
+  }
+  return spec.bits_per_key -
+         over / keys * (spec.bits_per_key * keys / plan.budget_bits);
+}
+
+// The bits PlanLevelBits gives run `i` of the real tree at `average`.
+double PlannedBits(const FilterSpec& spec, const Runs& runs, size_t i,
+                   double average) {
+  LevelPlan plan;
+  EXPECT_TRUE(PlanLevelBits(spec.kind, runs.keys, average, &plan).ok());
   return plan.bits_per_key[i];
 }
 
-// The newest L0 file has the filter of `bits` bits per key.
-void ExpectNewestL0Bits(rocksdb::DB* db, const FilterSpec& spec, double bits,
-                        const std::string& what) {
+uint64_t NewestL0(rocksdb::DB* db) {
   rocksdb::ColumnFamilyMetaData meta;
   db->GetColumnFamilyMetaData(&meta);
-  ASSERT_FALSE(meta.levels[0].files.empty()) << what;
   uint64_t newest = 0;
   for (const auto& f : meta.levels[0].files) {
     newest = std::max(newest, f.file_number);
   }
+  return newest;
+}
+
+// The tables at `level` (or only file `number` if not 0) have filters of
+// `bits` bits per key, within 0.5% (the plan's average is rounded to the
+// byte sizes of the filters it was computed from).
+void ExpectBits(rocksdb::DB* db, const FilterSpec& spec, int level,
+                uint64_t number, double bits, const std::string& what) {
+  std::map<uint64_t, int> level_of;
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  for (const auto& l : meta.levels) {
+    for (const auto& f : l.files) level_of[f.file_number] = l.level;
+  }
+  int found = 0;
   for (const auto& [file, p] : test::AllTables(db)) {
-    if (std::stoull(file.substr(file.rfind('/') + 1)) != newest) continue;
-    EXPECT_EQ(p->filter_size, FilterBytes(spec, bits, p->num_filter_entries))
+    const uint64_t n = std::stoull(file.substr(file.rfind('/') + 1));
+    if (level_of[n] != level || (number != 0 && n != number)) continue;
+    found++;
+    const double want =
+        static_cast<double>(FilterBytes(spec, bits, p->num_filter_entries));
+    EXPECT_NEAR(static_cast<double>(p->filter_size), want, 0.005 * want)
         << what << ": " << p->num_filter_entries << " keys, want " << bits
         << " bits per key";
-    return;
   }
-  ADD_FAILURE() << what << ": no properties for file " << newest;
+  EXPECT_GT(found, 0) << what;
 }
 
 // Present: the base (even i) and the batches written so far (i % 20 ==
@@ -483,15 +531,23 @@ TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
   batch();
   Runs runs = RealRuns(db.get());
   ASSERT_EQ(runs.keys, (std::vector<uint64_t>{100000, 10000, 10000}));
-  const double l0_bits = PlannedBits(spec, runs, 2);
-  ExpectNewestL0Bits(db.get(), spec, l0_bits, "L0 over L2");
+  uint64_t newest = NewestL0(db.get());
+  const double l0_bits =
+      PlannedBits(spec, runs, 2, PlanAverage(db.get(), spec, runs, {0, 1}));
+  ExpectBits(db.get(), spec, 0, newest, l0_bits, "L0 over L2");
   EXPECT_GT(l0_bits, spec.bits_per_key + 1);
   // A third flush: L0 -> L1 (30000 keys) over L2.
   batch();
   WaitIdle(db.get());
   runs = RealRuns(db.get());
   ASSERT_EQ(runs.level, (std::vector<int>{1, 2}));
-  ExpectLevelBits(db.get(), spec, 1, PlannedBits(spec, runs, 0), "L1 of 3");
+  // L0 is empty: the plan counts l0_files / 2 = 2 flushes of 10000 keys.
+  runs.keys.insert(runs.keys.end(), {10000, 10000});
+  runs.files.insert(runs.files.end(), {{}, {}});
+  // The files that stayed: L2's.
+  ExpectBits(db.get(), spec, 1, 0,
+             PlannedBits(spec, runs, 0, PlanAverage(db.get(), spec, runs, {1})),
+             "L1 of 3");
   ExpectKeys(db.get(), kRange, batches);
 
   // Reopened with a new policy and listener: the tree is learned again
@@ -505,15 +561,73 @@ TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
   batch();
   runs = RealRuns(db.get());
   ASSERT_EQ(runs.keys, (std::vector<uint64_t>{30000, 100000, 10000, 10000}));
-  ExpectNewestL0Bits(db.get(), spec, PlannedBits(spec, runs, 3),
-                     "L0 after reopen");
+  // Only files it saw created count in the average: the first L0 file.
+  ExpectBits(db.get(), spec, 0, NewestL0(db.get()),
+             PlannedBits(spec, runs, 3, PlanAverage(db.get(), spec, runs, {2})),
+             "L0 after reopen");
   batch();
   WaitIdle(db.get());
   runs = RealRuns(db.get());
   ASSERT_EQ(runs.keys, (std::vector<uint64_t>{60000, 100000}));
-  ExpectLevelBits(db.get(), spec, 1, PlannedBits(spec, runs, 0),
-                  "L1 after reopen");
+  runs.keys.insert(runs.keys.end(), {10000, 10000});
+  // None of the files that stayed (L2) was created by this listener.
+  ExpectBits(db.get(), spec, 1, 0,
+             PlannedBits(spec, runs, 0, spec.bits_per_key), "L1 after reopen");
   ExpectKeys(db.get(), kRange, batches);
+}
+
+// A tree RocksDB shapes itself from 200000 Puts, with 8 L0 files before a
+// compaction and small levels: its filters' bits over those of the spec's
+// uniform filters, with or without the listener.
+// (`listener` false: the model's, 1.04-1.13 in the same runs.)
+double NaturalTreeSpend(const std::string& text, bool listener) {
+  FilterSpec spec;
+  EXPECT_TRUE(ParseFilterSpec(text, &spec).ok());
+  ScratchDir dir;
+  TableSetup t;
+  t.policy = MustPolicy(text);
+  rocksdb::Options o = MakeOptions(t);
+  if (listener) {
+    std::shared_ptr<rocksdb::EventListener> l;
+    EXPECT_TRUE(NewRocksDBLevelListener(t.policy, &l).ok());
+    o.listeners.push_back(l);
+  }
+  o.disable_auto_compactions = false;
+  o.write_buffer_size = 64 << 10;
+  o.target_file_size_base = 64 << 10;
+  o.max_bytes_for_level_base = 256 << 10;
+  o.level0_file_num_compaction_trigger = 8;
+  o.level_compaction_dynamic_level_bytes = true;
+  auto db = OpenDB(o, dir.path());
+  if (!db) return 0;
+  constexpr uint64_t kMany = 200000;
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (uint64_t i = 0; i < kMany; i++) {
+    const uint64_t k = (i * 7919) % kMany;  // levels overlap
+    EXPECT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
+  }
+  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitIdle(db.get());
+  double bits = 0, uniform_bits = 0;
+  for (const TableFile& f : Tables(db.get())) {
+    bits += 8.0 * static_cast<double>(f.filter_bytes);
+    uniform_bits += 8.0 * static_cast<double>(
+                              FilterBytes(spec, spec.bits_per_key, f.entries));
+  }
+  ExpectAllPresent(db.get(), kMany);
+  ReadAbsent(db.get(), kKeys, MissingKey, false);
+  return bits / uniform_bits;
+}
+
+// This tree ends as its levels drain after the last Put (L5 from ~35% of
+// the keys to ~7%), and the files that stay were planned while they were
+// larger: measured 0.94-0.99 with the listener, 1.04-1.13 by the model
+// (docs/BENCHMARKS.md has a 10^7-key tree).
+TEST_P(RocksDBByLevelTest, ListenerKeepsANaturalTreeNearTheAverage) {
+  const double spend = NaturalTreeSpend(GetParam(), true);
+  std::printf("filter bits over uniform's: %.4f\n", spend);
+  EXPECT_NEAR(spend, 1.0, 0.08);
 }
 
 TEST(RocksDBLevelListenerTest, RejectsPoliciesNotOurs) {

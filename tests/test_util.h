@@ -80,10 +80,11 @@ inline FilterSpec MustParse(const std::string& text) {
   return spec;
 }
 
-// Builds the filter of Key(0 .. n-1) for `spec`.
-inline std::string BuildFilter(const FilterSpec& spec, uint64_t n) {
+// Builds the filter of Key(0 .. n-1) for `spec` (keyed: with `secret`).
+inline std::string BuildFilter(const FilterSpec& spec, uint64_t n,
+                               const FilterSecret* secret = nullptr) {
   std::unique_ptr<FilterBuilder> b;
-  if (!NewFilterBuilder(spec, &b).ok()) abort();
+  if (!NewFilterBuilder(spec, &b, secret).ok()) abort();
   for (uint64_t i = 0; i < n; i++) b->AddKey(Key(i));
   std::string out;
   b->Finish(&out);

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
 #include "tools/commands.h"
@@ -79,7 +80,16 @@ std::string KindCounts(const std::vector<std::string>& filters) {
   std::map<std::string, uint64_t> counts;
   for (const std::string& f : filters) {
     const FilterReader r = FilterReader::Open(f);
-    counts[r.valid() ? FilterKindName(r.kind()) : "unreadable"]++;
+    internal::Trailer t;
+    const bool keyed =
+        !r.valid() &&
+        internal::ParseTrailer(reinterpret_cast<const uint8_t*>(f.data()),
+                               f.size(), &t) &&
+        t.keyed;
+    // A keyed filter reads only with its secret (sstfilter/secret.h).
+    counts[r.valid() ? FilterKindName(r.kind())
+           : keyed   ? "keyed (needs its secret)"
+                     : "unreadable"]++;
   }
   std::string out;
   for (const auto& [name, n] : counts) {

@@ -28,6 +28,7 @@
 #include "leveldb/status.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/leveldb.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
 
@@ -40,9 +41,13 @@ std::string_view View(const leveldb::Slice& s) {
 
 class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
  public:
-  // REQUIRES: `builder` was made by NewFilterBuilder, so its spec is valid.
-  explicit LevelDBFilterPolicy(std::unique_ptr<FilterBuilder> builder)
-      : spec_(builder->spec()), spare_(builder.release()) {}
+  // REQUIRES: `builder` was made by NewFilterBuilder with `secret`, so its
+  // spec is valid.
+  LevelDBFilterPolicy(std::unique_ptr<FilterBuilder> builder,
+                      std::shared_ptr<const FilterSecret> secret)
+      : spec_(builder->spec()),
+        secret_(std::move(secret)),
+        spare_(builder.release()) {}
 
   ~LevelDBFilterPolicy() override { delete spare_.load(); }
 
@@ -58,7 +63,7 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
       // policy was made, so this cannot fail; should it ever, write a
       // filter that matches everything rather than none (an empty filter
       // might be taken for "no key").
-      if (!NewFilterBuilder(spec_, &builder).ok()) {
+      if (!NewFilterBuilder(spec_, &builder, secret_.get()).ok()) {
         AppendMatchAll(dst);
         return;
       }
@@ -74,7 +79,7 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
 
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
-    return FilterReader::Open(View(filter)).MayMatch(View(key));
+    return FilterReader::Open(View(filter), secret_.get()).MayMatch(View(key));
   }
 
  private:
@@ -83,6 +88,7 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
   static void AppendMatchAll(std::string* dst) { dst->push_back('\0'); }
 
   const FilterSpec spec_;
+  const std::shared_ptr<const FilterSecret> secret_;  // may be null
   // The builder no call is using, or null while one is.
   mutable std::atomic<FilterBuilder*> spare_;
 };
@@ -105,12 +111,19 @@ leveldb::Status ToLevelDB(const Status& s, const std::string& spec) {
 leveldb::Status NewLevelDBFilterPolicy(
     const std::string& spec,
     std::unique_ptr<const leveldb::FilterPolicy>* out) {
+  return NewLevelDBFilterPolicy(spec, nullptr, out);
+}
+
+leveldb::Status NewLevelDBFilterPolicy(
+    const std::string& spec, std::shared_ptr<const FilterSecret> secret,
+    std::unique_ptr<const leveldb::FilterPolicy>* out) {
   FilterSpec parsed;
   Status s = ParseFilterSpec(spec, &parsed);
   std::unique_ptr<FilterBuilder> builder;
-  if (s.ok()) s = NewFilterBuilder(parsed, &builder);
+  if (s.ok()) s = NewFilterBuilder(parsed, &builder, secret.get());
   if (!s.ok()) return ToLevelDB(s, spec);
-  *out = std::make_unique<LevelDBFilterPolicy>(std::move(builder));
+  *out = std::make_unique<LevelDBFilterPolicy>(std::move(builder),
+                                               std::move(secret));
   return leveldb::Status::OK();
 }
 

@@ -37,8 +37,10 @@ namespace internal {
 class RocksDBBitsBuilder final : public rocksdb::FilterBitsBuilder {
  public:
   // `verify`: keep the hashes of each filter so MaybePostVerify can check
-  // every one of them against the bytes (detect_filter_construct_corruption).
-  RocksDBBitsBuilder(std::unique_ptr<FilterBuilder> core, bool verify);
+  // every one of them against the bytes (detect_filter_construct_corruption),
+  // reading keyed filters with `secret` (the core's).
+  RocksDBBitsBuilder(std::unique_ptr<FilterBuilder> core, bool verify,
+                     std::shared_ptr<const FilterSecret> secret = nullptr);
 
   void AddKey(const rocksdb::Slice& key) override;
 
@@ -71,8 +73,8 @@ class RocksDBBitsBuilder final : public rocksdb::FilterBitsBuilder {
   void Add(uint64_t hash);
 
   const std::unique_ptr<FilterBuilder> core_;
-  const uint64_t seed_;
   const bool verify_;
+  const std::shared_ptr<const FilterSecret> secret_;
   // The previous call's key and alt hashes, since the last Finish.
   uint64_t last_key_ = 0;
   uint64_t last_alt_ = 0;

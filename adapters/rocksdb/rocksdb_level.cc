@@ -41,28 +41,27 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
   return out;
 }
 
-void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys) {
+void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
+                         uint64_t flush_keys) {
   if (!spec_.by_level) return;
-  // The runs in plan order, each with its level: levels >= 1, then the L0
-  // files (level -1: no new table goes to them), then the new L0 file.
-  std::vector<Run> runs;
-  for (size_t level = 1; level < tree.levels.size(); level++) {
-    if (tree.levels[level] > 0) {
-      runs.push_back({static_cast<int>(level), tree.levels[level]});
-    }
-  }
-  for (uint64_t keys : tree.l0_files) {
-    if (keys > 0) runs.push_back({-1, keys});
-  }
-  if (new_l0_keys > 0) runs.push_back({0, new_l0_keys});
+  const std::vector<Run> runs = PlanRuns(tree, new_l0_keys, flush_keys);
   if (runs.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (NearlySame(runs, observed_runs_)) return;
+  }
+  // Planned without the lock: tables being built need it meanwhile.
   std::vector<uint64_t> keys;
-  for (const Run& r : runs) keys.push_back(r.keys);
+  for (const Run& r : runs) keys.push_back(r.keys.keys);
+  // The spec was validated, so these succeed; if not, keep the old plan.
   LevelPlan plan;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (NearlySame(runs, observed_runs_)) return;
-  // The spec was validated, so this succeeds; if not, keep the old plan.
   if (!PlanLevelBits(spec_.kind, keys, spec_.bits_per_key, &plan).ok()) return;
+  const double average = std::clamp(
+      spec_.bits_per_key - Overspent(runs, plan),
+      std::max(MinBitsPerKey(spec_.kind), 0.75 * spec_.bits_per_key),
+      std::min(MaxBitsPerKey(spec_.kind), 1.25 * spec_.bits_per_key));
+  if (!PlanLevelBits(spec_.kind, keys, average, &plan).ok()) return;
+  std::lock_guard<std::mutex> lock(mu_);
   observed_runs_ = runs;
   const double l0 = observed_bits_.empty() ? 0 : observed_bits_[0];
   observed_bits_.assign(std::max<size_t>(1, tree.levels.size()), 0.0);
@@ -74,6 +73,54 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys) {
   }
 }
 
+// The runs in plan order, each with its level: levels >= 1, then the L0
+// files (level -1: no new table goes to them), the new L0 file, and the
+// L0 files to come.
+std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
+                                                  uint64_t new_l0_keys,
+                                                  uint64_t flush_keys) const {
+  std::vector<Run> runs;
+  for (size_t level = 1; level < tree.levels.size(); level++) {
+    if (tree.levels[level].keys > 0) {
+      runs.push_back({static_cast<int>(level), tree.levels[level]});
+    }
+  }
+  for (const RunKeys& file : tree.l0_files) {
+    if (file.keys > 0) runs.push_back({-1, file});
+  }
+  if (new_l0_keys > 0) runs.push_back({0, {new_l0_keys, {}}});
+  const size_t l0_runs = tree.l0_files.size() + (new_l0_keys > 0 ? 1 : 0);
+  const size_t l0_mean = static_cast<size_t>(spec_.l0_files + 1) / 2;
+  for (size_t f = l0_runs; flush_keys > 0 && f < l0_mean; f++) {
+    runs.push_back({-1, {flush_keys, {}}});
+  }
+  return runs;
+}
+
+// Tables keep the bits of the tree they were planned for, so once the tree
+// changed shape, the filters that stay spend more or less than their runs'
+// plan. The next tables make up for it: the plan's average moves by the
+// difference per key of the tree (in the spec's unit). As jobs rewrite a
+// fraction f of the keys, the difference left shrinks by f each time.
+double LevelSizer::Overspent(const std::vector<Run>& runs,
+                             const LevelPlan& plan) const {
+  double over = 0, keys = 0;
+  for (size_t i = 0; i < runs.size(); i++) {
+    keys += static_cast<double>(runs[i].keys.keys);
+    FilterSpec planned = spec_;
+    planned.bits_per_key = plan.bits_per_key[i];
+    for (const BuiltFilter& f : runs[i].keys.built) {
+      FilterParams p;
+      if (ParamsForSpec(planned, f.keys, &p).ok()) {
+        over += f.bits - 8.0 * static_cast<double>(p.filter_bytes);
+      }
+    }
+  }
+  // Spec bits per bit written (a cuckoo spec bit costs 1/0.95 bits).
+  const double per_bit = spec_.bits_per_key * keys / plan.budget_bits;
+  return over / keys * per_bit;
+}
+
 double LevelSizer::ObservedBits(int level) const {
   const size_t l = static_cast<size_t>(level);
   return l < observed_bits_.size() ? observed_bits_[l] : 0;
@@ -83,9 +130,10 @@ bool LevelSizer::NearlySame(const std::vector<Run>& a,
                             const std::vector<Run>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); i++) {
-    const uint64_t diff =
-        a[i].keys > b[i].keys ? a[i].keys - b[i].keys : b[i].keys - a[i].keys;
-    if (a[i].level != b[i].level || diff > a[i].keys / 32) return false;
+    const uint64_t x = a[i].keys.keys, y = b[i].keys.keys;
+    if (a[i].level != b[i].level || (x > y ? x - y : y - x) > x / 32) {
+      return false;
+    }
   }
   return true;
 }

@@ -17,16 +17,30 @@
 #include <utility>
 #include <vector>
 
+#include "sstfilter/params.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
 namespace internal {
 
-// The keys of a column family's sorted runs: each L0 file is a run, and
-// each level >= 1 one run.
+// A filter already built: its entries and bits.
+struct BuiltFilter {
+  uint64_t keys;
+  double bits;
+};
+
+// One sorted run: its keys, and the filters of its files that stay (no
+// running job reads them) and are known.
+struct RunKeys {
+  uint64_t keys = 0;
+  std::vector<BuiltFilter> built;
+};
+
+// A column family's sorted runs: each L0 file is a run, and each level
+// >= 1 one run.
 struct TreeRuns {
-  std::vector<uint64_t> l0_files;
-  std::vector<uint64_t> levels;  // levels[L]: keys of level L (levels[0]: 0)
+  std::vector<RunKeys> l0_files;
+  std::vector<RunKeys> levels;  // levels[L]: level L (levels[0] unused)
 };
 
 // Thread-safe: RocksDB builds tables in several threads, and the listener
@@ -39,11 +53,15 @@ class LevelSizer {
   FilterSpec SpecFor(const rocksdb::FilterBuildingContext& context);
 
   // The tree as it will be when a flush or compaction that starts now
-  // ends, and `new_l0_keys`, the keys of the L0 file it writes (0: none;
-  // not in `tree`). From now on a table at level L gets the bits of L's run
-  // in the plan of that tree, and an L0 table those of the new L0 file.
-  // The plan is kept while the tree's runs stay within 1/32 of its own.
-  void Observe(const TreeRuns& tree, uint64_t new_l0_keys);
+  // ends, `new_l0_keys`, the keys of the L0 file it writes (0: none; not
+  // in `tree`), and `flush_keys`, those of a flush (0: unknown). From now
+  // on a table at level L gets the bits of L's run in the plan of that
+  // tree, and an L0 table those of the new L0 file. The plan counts at
+  // least (l0_files + 1) / 2 L0 files, adding ones of flush_keys: L0's
+  // mean between two compactions. Its average is the spec's minus what the
+  // built filters spend over their runs' plan, per key of the tree. The
+  // plan is kept while the tree's runs stay within 1/32 of its own.
+  void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
  private:
   double ObservedBits(int level) const;
@@ -53,9 +71,12 @@ class LevelSizer {
   // new table goes to) and keys.
   struct Run {
     int level;
-    uint64_t keys;
+    RunKeys keys;
   };
+  std::vector<Run> PlanRuns(const TreeRuns& tree, uint64_t new_l0_keys,
+                            uint64_t flush_keys) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
+  double Overspent(const std::vector<Run>& runs, const LevelPlan& plan) const;
 
   const FilterSpec spec_;
   std::mutex mu_;

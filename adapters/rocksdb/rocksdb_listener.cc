@@ -10,8 +10,11 @@
 //   has not loaded yet, its bytes times the tree's entries per byte);
 //   minus the input files of every running compaction, whose keys are
 //   counted at its output level instead (one new run if that is L0);
-//   and for a flush, one new L0 file of the keys of the last flush this
-//   listener saw end (or of the mean L0 file; none if neither is known).
+//   the keys of a flush: those of the last flush this listener saw end
+//   (or of the mean L0 file; unknown if neither is known), and for a
+//   flush, one new L0 file of them;
+//   with the filter entries and bits of the files that stay, for those
+//   this listener saw created (OnTableFileCreated).
 //
 // RocksDB calls listeners on the thread of the job, before the job builds
 // its first table and without holding the DB mutex, so the plan is in
@@ -22,6 +25,8 @@
 #include <rocksdb/listener.h>
 #include <rocksdb/metadata.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,6 +76,12 @@ std::vector<LiveFile> LiveFiles(rocksdb::DB* db, const std::string& name) {
   return out;
 }
 
+// The number of table file "<dir>/000123.sst"; 0 if none.
+uint64_t FileNumber(const std::string& path) {
+  const size_t name = path.find_last_of('/') + 1;  // npos + 1 == 0
+  return std::strtoull(path.c_str() + name, nullptr, 10);
+}
+
 class LevelListener final : public rocksdb::EventListener {
  public:
   LevelListener(std::shared_ptr<const rocksdb::FilterPolicy> policy,
@@ -91,6 +102,14 @@ class LevelListener final : public rocksdb::EventListener {
     if (info.cf_name != column_family_) return;
     std::lock_guard<std::mutex> lock(mu_);
     last_flush_keys_ = info.table_properties.num_entries;
+  }
+
+  void OnTableFileCreated(const rocksdb::TableFileCreationInfo& info) override {
+    if (info.cf_name != column_family_ || !info.status.ok()) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    filters_[FileNumber(info.file_path)] = {
+        info.table_properties.num_filter_entries,
+        8.0 * static_cast<double>(info.table_properties.filter_size)};
   }
 
   void OnCompactionBegin(rocksdb::DB* db,
@@ -123,31 +142,33 @@ class LevelListener final : public rocksdb::EventListener {
   void Observe(rocksdb::DB* db, bool flush) {
     const std::vector<LiveFile> files = LiveFiles(db, column_family_);
     internal::TreeRuns tree;
-    uint64_t new_l0 = 0;
+    uint64_t flush_keys = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       tree = TreeAfterJobs(files);
-      if (flush) new_l0 = FlushKeys(tree);
+      flush_keys = FlushKeys(tree);
     }
-    sizer_->Observe(tree, new_l0);
+    sizer_->Observe(tree, flush ? flush_keys : 0, flush_keys);
   }
 
-  // REQUIRES: mu_ held.
+  // REQUIRES: mu_ held. Also forgets the filters of files gone.
   internal::TreeRuns TreeAfterJobs(const std::vector<LiveFile>& files) {
     internal::TreeRuns tree;
     std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
+    std::map<uint64_t, internal::BuiltFilter> live_filters;
     for (const LiveFile& f : files) {
-      if (tree.levels.size() <= static_cast<size_t>(f.level)) {
-        tree.levels.resize(static_cast<size_t>(f.level) + 1, 0);
-      }
       const int job = JobReading(f.number);
       if (job >= 0) {
         moving[job] += f.keys;
-      } else if (f.level == 0) {
-        tree.l0_files.push_back(f.keys);
-      } else {
-        tree.levels[static_cast<size_t>(f.level)] += f.keys;
+        continue;
       }
+      internal::RunKeys file{f.keys, {}};
+      const auto filter = filters_.find(f.number);
+      if (filter != filters_.end()) {
+        live_filters.insert(*filter);
+        file.built.push_back(filter->second);
+      }
+      AddToRun(&tree, f.level, file);
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       // A job none of whose inputs are live has ended (its outputs are
@@ -156,18 +177,30 @@ class LevelListener final : public rocksdb::EventListener {
         it = jobs_.erase(it);
         continue;
       }
-      const int out = it->second.output_level;
-      if (out == 0) {
-        tree.l0_files.push_back(moving[it->first]);
-      } else {
-        if (tree.levels.size() <= static_cast<size_t>(out)) {
-          tree.levels.resize(static_cast<size_t>(out) + 1, 0);
-        }
-        tree.levels[static_cast<size_t>(out)] += moving[it->first];
-      }
+      AddToRun(&tree, it->second.output_level, {moving[it->first], {}});
       ++it;
     }
+    // Files newer than every live one are a running job's outputs: keep.
+    uint64_t newest = 0;
+    for (const LiveFile& f : files) newest = std::max(newest, f.number);
+    live_filters.insert(filters_.upper_bound(newest), filters_.end());
+    filters_.swap(live_filters);
     return tree;
+  }
+
+  // A file's keys (or a job's output) join level `level`'s run, or become
+  // a run of their own at L0.
+  static void AddToRun(internal::TreeRuns* tree, int level,
+                       const internal::RunKeys& keys) {
+    if (level == 0) {
+      tree->l0_files.push_back(keys);
+      return;
+    }
+    const size_t l = static_cast<size_t>(level);
+    if (tree->levels.size() <= l) tree->levels.resize(l + 1);
+    tree->levels[l].keys += keys.keys;
+    tree->levels[l].built.insert(tree->levels[l].built.end(),
+                                 keys.built.begin(), keys.built.end());
   }
 
   // REQUIRES: mu_ held. The job reading file `number`, or -1.
@@ -182,7 +215,7 @@ class LevelListener final : public rocksdb::EventListener {
   uint64_t FlushKeys(const internal::TreeRuns& tree) const {
     if (last_flush_keys_ > 0 || tree.l0_files.empty()) return last_flush_keys_;
     uint64_t sum = 0;
-    for (uint64_t k : tree.l0_files) sum += k;
+    for (const internal::RunKeys& f : tree.l0_files) sum += f.keys;
     return sum / tree.l0_files.size();
   }
 
@@ -192,6 +225,8 @@ class LevelListener final : public rocksdb::EventListener {
   const std::string column_family_;
   std::mutex mu_;
   std::map<int, Job> jobs_;  // running compactions by job id
+  // The filters of the files created since the listener was added.
+  std::map<uint64_t, internal::BuiltFilter> filters_;
   uint64_t last_flush_keys_ = 0;
 };
 

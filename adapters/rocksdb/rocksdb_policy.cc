@@ -9,6 +9,7 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,7 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
@@ -44,9 +46,10 @@ std::string IdOf(const FilterSpec& spec) {
 
 namespace internal {
 
-RocksDBBitsBuilder::RocksDBBitsBuilder(std::unique_ptr<FilterBuilder> core,
-                                       bool verify)
-    : core_(std::move(core)), seed_(core_->spec().seed), verify_(verify) {}
+RocksDBBitsBuilder::RocksDBBitsBuilder(
+    std::unique_ptr<FilterBuilder> core, bool verify,
+    std::shared_ptr<const FilterSecret> secret)
+    : core_(std::move(core)), verify_(verify), secret_(std::move(secret)) {}
 
 void RocksDBBitsBuilder::Add(uint64_t hash) {
   core_->AddHash(hash);
@@ -54,7 +57,7 @@ void RocksDBBitsBuilder::Add(uint64_t hash) {
 }
 
 void RocksDBBitsBuilder::AddKey(const rocksdb::Slice& key) {
-  const uint64_t k = Hash64(View(key), seed_);
+  const uint64_t k = core_->HashKey(View(key));
   if (!(has_last_key_ && k == last_key_)) Add(k);
   last_key_ = k;
   has_last_key_ = true;
@@ -68,8 +71,8 @@ void RocksDBBitsBuilder::AddKey(const rocksdb::Slice& key) {
 // every key and alt still matches.
 void RocksDBBitsBuilder::AddKeyAndAlt(const rocksdb::Slice& key,
                                       const rocksdb::Slice& alt) {
-  const uint64_t k = Hash64(View(key), seed_);
-  const uint64_t a = Hash64(View(alt), seed_);
+  const uint64_t k = core_->HashKey(View(key));
+  const uint64_t a = core_->HashKey(View(alt));
   const bool key_seen =
       (has_last_key_ && k == last_key_) || (has_last_alt_ && k == last_alt_);
   if (!key_seen) Add(k);
@@ -102,7 +105,7 @@ rocksdb::Slice RocksDBBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
 rocksdb::Status RocksDBBitsBuilder::MaybePostVerify(
     const rocksdb::Slice& filter) {
   if (!verify_) return rocksdb::Status::OK();
-  const FilterReader r = FilterReader::Open(View(filter));
+  const FilterReader r = FilterReader::Open(View(filter), secret_.get());
   bool ok = r.valid();
   for (size_t i = 0; ok && i < finished_.size(); i++) {
     ok = r.MayMatchHash(finished_[i]);
@@ -137,15 +140,19 @@ double RocksDBBitsBuilder::EstimatedFpRate(size_t num_entries,
 namespace {
 
 // One per filter block, shared by RocksDB between threads: FilterReader is
-// an immutable view, so every call is thread-safe.
+// an immutable view, so every call is thread-safe. It holds the policy's
+// secret, which a keyed FilterReader points to, for as long as it lives
+// (RocksDB may keep it in its cache after the policy is gone).
 class Reader final : public rocksdb::FilterBitsReader {
  public:
-  explicit Reader(const FilterReader& r) : r_(r), seed_(r.seed()) {}
+  Reader(std::string_view bytes, std::shared_ptr<const FilterSecret> secret)
+      : secret_(std::move(secret)),
+        r_(FilterReader::Open(bytes, secret_.get())) {}
 
   bool MayMatch(const rocksdb::Slice& entry) override {
     // Unreadable bytes match without hashing; every other mode, "never
     // matches" included, is MayMatchHash's.
-    return !r_.valid() || r_.MayMatchHash(Hash64(View(entry), seed_));
+    return !r_.valid() || r_.MayMatchHash(r_.Hash(View(entry)));
   }
 
   // MultiGet's path: hash the whole batch straight from RocksDB's slices,
@@ -159,20 +166,21 @@ class Reader final : public rocksdb::FilterBitsReader {
     uint64_t hashes[kChunk];
     for (int i = 0; i < num_keys; i += kChunk) {
       const int m = std::min(kChunk, num_keys - i);
-      for (int j = 0; j < m; j++) hashes[j] = Hash64(View(*keys[i + j]), seed_);
+      for (int j = 0; j < m; j++) hashes[j] = r_.Hash(View(*keys[i + j]));
       r_.MayMatchHashes(static_cast<size_t>(m), hashes, may_match + i);
     }
   }
 
  private:
+  const std::shared_ptr<const FilterSecret> secret_;
   const FilterReader r_;
-  const uint64_t seed_;
 };
 
 class Policy final : public rocksdb::FilterPolicy {
  public:
-  explicit Policy(const FilterSpec& spec)
+  Policy(const FilterSpec& spec, std::shared_ptr<const FilterSecret> secret)
       : spec_(spec),
+        secret_(std::move(secret)),
         name_(kRocksDBIdPrefix + std::string(FilterKindName(spec.kind))),
         id_(IdOf(spec)),
         sizer_(spec) {}
@@ -191,11 +199,13 @@ class Policy final : public rocksdb::FilterPolicy {
     // The spec was checked buildable when the policy was made (and
     // by_level keeps bits within the kind's range), so this cannot fail;
     // if it did, nullptr means "no filter", never a wrong one.
-    if (!NewFilterBuilder(sizer_.SpecFor(context), &core).ok()) return nullptr;
+    if (!NewFilterBuilder(sizer_.SpecFor(context), &core, secret_.get()).ok()) {
+      return nullptr;
+    }
     // Raw owning pointer: RocksDB's signature; it deletes the builder.
     return new internal::RocksDBBitsBuilder(
         std::move(core),
-        context.table_options.detect_filter_construct_corruption);
+        context.table_options.detect_filter_construct_corruption, secret_);
   }
 
   internal::LevelSizer* sizer() const { return &sizer_; }
@@ -204,11 +214,14 @@ class Policy final : public rocksdb::FilterPolicy {
       const rocksdb::Slice& contents) const override {
     // Raw owning pointer: RocksDB's signature. Unreadable bytes give a
     // reader that matches every key.
-    return new Reader(FilterReader::Open(View(contents)));
+    return new Reader(View(contents), secret_);
   }
 
  private:
   const FilterSpec spec_;
+  // Null unless given or the spec is keyed; readers use it for keyed
+  // filters whatever the spec.
+  const std::shared_ptr<const FilterSecret> secret_;
   const std::string name_;
   const std::string id_;
   // GetBuilderWithContext is const, and learns the tree's levels.
@@ -229,16 +242,41 @@ rocksdb::Status ToRocksDB(const Status& s, const std::string& spec) {
   return rocksdb::Status::InvalidArgument(msg);
 }
 
+// The secret of a keyed spec given none through the API: the file named
+// by kSecretFileEnvVar (OPTIONS files, the plugin, the stock tools).
+Status SecretFromEnvironment(std::shared_ptr<const FilterSecret>* out) {
+  const char* path = std::getenv(kSecretFileEnvVar);
+  if (path == nullptr || *path == '\0') {
+    return Status::InvalidArgument(
+        std::string("a keyed spec needs the application's secret: pass it "
+                    "to NewRocksDBFilterPolicy or name a file holding it in "
+                    "the environment variable ") +
+        kSecretFileEnvVar + ", which is not set");
+  }
+  std::unique_ptr<const FilterSecret> secret;
+  Status s = ReadFilterSecretFile(path, &secret);
+  if (!s.ok()) {
+    return Status::InvalidArgument(s.message() + " (named by " +
+                                   kSecretFileEnvVar + ")");
+  }
+  *out = std::move(secret);
+  return Status::OK();
+}
+
 rocksdb::Status NewPolicy(const std::string& text,
+                          std::shared_ptr<const FilterSecret> secret,
                           std::unique_ptr<Policy>* out) {
   FilterSpec spec;
   Status s = ParseFilterSpec(text, &spec);
+  if (s.ok() && spec.keyed && secret == nullptr) {
+    s = SecretFromEnvironment(&secret);
+  }
   // A kind may parse yet have no builder in this build: fail now, loudly,
   // rather than write SSTs without filters later.
   std::unique_ptr<FilterBuilder> probe;
-  if (s.ok()) s = NewFilterBuilder(spec, &probe);
+  if (s.ok()) s = NewFilterBuilder(spec, &probe, secret.get());
   if (!s.ok()) return ToRocksDB(s, text);
-  *out = std::make_unique<Policy>(spec);
+  *out = std::make_unique<Policy>(spec, std::move(secret));
   return rocksdb::Status::OK();
 }
 
@@ -256,8 +294,14 @@ LevelSizer* LevelSizerOf(const rocksdb::FilterPolicy* policy) {
 rocksdb::Status NewRocksDBFilterPolicy(
     const std::string& spec,
     std::shared_ptr<const rocksdb::FilterPolicy>* out) {
+  return NewRocksDBFilterPolicy(spec, nullptr, out);
+}
+
+rocksdb::Status NewRocksDBFilterPolicy(
+    const std::string& spec, std::shared_ptr<const FilterSecret> secret,
+    std::shared_ptr<const rocksdb::FilterPolicy>* out) {
   std::unique_ptr<Policy> p;
-  rocksdb::Status s = NewPolicy(spec, &p);
+  rocksdb::Status s = NewPolicy(spec, std::move(secret), &p);
   if (s.ok()) *out = std::move(p);
   return s;
 }
@@ -273,7 +317,7 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
          std::unique_ptr<const rocksdb::FilterPolicy>* guard,
          std::string* errmsg) -> const rocksdb::FilterPolicy* {
         std::unique_ptr<Policy> p;
-        rocksdb::Status s = NewPolicy(uri, &p);
+        rocksdb::Status s = NewPolicy(uri, nullptr, &p);
         if (!s.ok()) {
           // RocksDB turns a null result with a message into InvalidArgument
           // (whatever our code), which ignore_unsupported_options does not

@@ -109,6 +109,23 @@ sstfilter_code sstfilter_spec_parse(const char* spec, char** canonical,
 uint64_t sstfilter_hash64(const char* key, size_t len,
                           uint64_t seed) SSTFILTER_C_NOEXCEPT;
 
+/* ---- keyed filters (sstfilter/secret.h) --------------------------------- */
+
+/* The application's secret for keyed specs ("bloom:10:keyed"): never stored
+ * in filters. Immutable: share it between threads; it must outlive every
+ * builder and reader made with it. */
+typedef struct sstfilter_secret sstfilter_secret;
+
+/* Derives a secret from bytes[0, len), at least 16 bytes (use random ones).
+ * On failure *out is NULL. */
+sstfilter_code sstfilter_secret_create(const char* bytes, size_t len,
+                                       sstfilter_secret** out,
+                                       char** errmsg) SSTFILTER_C_NOEXCEPT;
+void sstfilter_secret_destroy(sstfilter_secret* s) SSTFILTER_C_NOEXCEPT;
+/* The 32-bit key id stored in keyed filters written with `s`. */
+uint32_t sstfilter_secret_key_id(const sstfilter_secret* s)
+    SSTFILTER_C_NOEXCEPT;
+
 /* ---- parameter math (sstfilter/params.h) --------------------------------- */
 
 typedef struct sstfilter_params {
@@ -163,11 +180,18 @@ typedef struct sstfilter_builder sstfilter_builder;
 sstfilter_code sstfilter_builder_create(const char* spec,
                                         sstfilter_builder** out,
                                         char** errmsg) SSTFILTER_C_NOEXCEPT;
+/* The same with a secret, which a keyed spec requires (may be NULL for an
+ * unkeyed one). */
+sstfilter_code sstfilter_builder_create_keyed(
+    const char* spec, const sstfilter_secret* secret, sstfilter_builder** out,
+    char** errmsg) SSTFILTER_C_NOEXCEPT;
 void sstfilter_builder_destroy(sstfilter_builder* b) SSTFILTER_C_NOEXCEPT;
 
 /* Adds one key, n keys, or a hash the caller computed as
- * sstfilter_hash64(key, len, sstfilter_builder_seed(b)). On failure (out of
- * memory) the keys before the failing one were added, the rest not. */
+ * sstfilter_builder_hash(b, key, len) since the last finish (for an unkeyed
+ * spec: sstfilter_hash64(key, len, sstfilter_builder_seed(b))). On failure
+ * (out of memory) the keys before the failing one were added, the rest
+ * not. */
 sstfilter_code sstfilter_builder_add_key(sstfilter_builder* b, const char* key,
                                          size_t len,
                                          char** errmsg) SSTFILTER_C_NOEXCEPT;
@@ -181,9 +205,13 @@ sstfilter_code sstfilter_builder_add_hash(sstfilter_builder* b, uint64_t hash,
 /* Keys added since the last finish (an upper bound on distinct keys). */
 size_t sstfilter_builder_num_entries(const sstfilter_builder* b)
     SSTFILTER_C_NOEXCEPT;
-/* The seed of the builder's spec (0 unless the spec gave one). */
+/* The seed of the filter being built: the spec's (0 unless it gave one),
+ * or for a "salt" spec a fresh random one, drawn again by every finish. */
 uint64_t sstfilter_builder_seed(const sstfilter_builder* b)
     SSTFILTER_C_NOEXCEPT;
+/* The hash add_key adds for key[0, len) to the filter being built. */
+uint64_t sstfilter_builder_hash(const sstfilter_builder* b, const char* key,
+                                size_t len) SSTFILTER_C_NOEXCEPT;
 /* Bytes finish would write for `num_entries` distinct keys; SIZE_MAX for a
  * count no filter can hold (over 2^52). */
 size_t sstfilter_builder_filter_size(const sstfilter_builder* b,
@@ -210,6 +238,12 @@ typedef struct sstfilter_reader sstfilter_reader;
 sstfilter_code sstfilter_reader_open(const char* data, size_t size,
                                      sstfilter_reader** out,
                                      char** errmsg) SSTFILTER_C_NOEXCEPT;
+/* The same with a secret: a keyed filter reads only with the secret it was
+ * written with (else the reader matches every key). `secret` may be NULL. */
+sstfilter_code sstfilter_reader_open_keyed(const char* data, size_t size,
+                                           const sstfilter_secret* secret,
+                                           sstfilter_reader** out,
+                                           char** errmsg) SSTFILTER_C_NOEXCEPT;
 void sstfilter_reader_destroy(sstfilter_reader* r) SSTFILTER_C_NOEXCEPT;
 
 /* 1 if the bytes were readable, 0 if the reader matches every key because
@@ -225,9 +259,12 @@ size_t sstfilter_reader_payload_size(const sstfilter_reader* r)
 /* 0 only if the key was certainly not added, else 1. */
 int sstfilter_reader_may_match(const sstfilter_reader* r, const char* key,
                                size_t len) SSTFILTER_C_NOEXCEPT;
-/* The same for hash == sstfilter_hash64(key, len, sstfilter_reader_seed(r)). */
+/* The same for hash == sstfilter_reader_hash(r, key, len) (unkeyed:
+ * sstfilter_hash64(key, len, sstfilter_reader_seed(r))). */
 int sstfilter_reader_may_match_hash(const sstfilter_reader* r,
                                     uint64_t hash) SSTFILTER_C_NOEXCEPT;
+uint64_t sstfilter_reader_hash(const sstfilter_reader* r, const char* key,
+                               size_t len) SSTFILTER_C_NOEXCEPT;
 /* results[i] = may_match(keys[i], lens[i]) for i < n, faster for many keys
  * (memory of all probes is prefetched first). */
 void sstfilter_reader_may_match_batch(

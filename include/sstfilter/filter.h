@@ -22,6 +22,10 @@
 // format version and parameters from the filter's trailer, so one reader
 // reads every kind. Bytes that are empty, truncated, corrupt, of an unknown
 // kind or version read as a filter that matches every key ("may match").
+//
+// Keyed filters (spec option "keyed", sstfilter/secret.h): the builder and
+// every reader take the application's FilterSecret; a reader without it,
+// or with another one, matches every key.
 
 #ifndef SSTFILTER_FILTER_H_
 #define SSTFILTER_FILTER_H_
@@ -37,6 +41,8 @@
 #include "sstfilter/status.h"
 
 namespace sstfilter {
+
+class FilterSecret;  // sstfilter/secret.h
 
 namespace internal {
 struct Trailer;  // policy/format.h
@@ -60,11 +66,19 @@ class FilterBuilder {
   FilterBuilder(const FilterBuilder&) = delete;
   FilterBuilder& operator=(const FilterBuilder&) = delete;
 
-  // Adds Hash64(key, spec().seed).
-  void AddKey(std::string_view key);
-  // Adds a hash computed by the caller. REQUIRES: hash == Hash64(key,
-  // spec().seed) for the key it stands for, or MayMatch(key) may miss.
+  // Adds HashKey(key).
+  void AddKey(std::string_view key) { AddHash(HashKey(key)); }
+  // Adds a hash computed by the caller. REQUIRES: hash == HashKey(key) for
+  // the key it stands for, since the last Finish, or MayMatch(key) may
+  // miss.
   virtual void AddHash(uint64_t hash) = 0;
+
+  // The hash of `key` in the filter being built: Hash64(key, seed()), or
+  // for a keyed spec secret->Hash(key, seed()).
+  uint64_t HashKey(std::string_view key) const;
+  // The seed of the filter being built: spec().seed, or for a salted spec
+  // a fresh random non-zero seed, drawn again by every Finish.
+  uint64_t seed() const { return seed_; }
 
   // Number of hashes added since the last Finish, not counting a hash that
   // repeats the one added just before it (a builder may drop other recent
@@ -86,16 +100,35 @@ class FilterBuilder {
   const FilterSpec& spec() const { return spec_; }
 
  protected:
-  explicit FilterBuilder(const FilterSpec& spec) : spec_(spec) {}
+  explicit FilterBuilder(const FilterSpec& spec)
+      : spec_(spec), seed_(spec.seed) {}
+
+  // The spec of the filter being built: spec() with seed() as its seed.
+  FilterSpec FilterSpecNow() const;
+  // Ends every Finish, after the filter starting at (*dst)[start] was
+  // appended: writes the secret's key id into a keyed filter, and draws
+  // the next seed of a salted spec.
+  void EndFilter(size_t start, std::string* dst);
 
  private:
+  friend Status NewFilterBuilder(const FilterSpec&,
+                                 std::unique_ptr<FilterBuilder>*,
+                                 const FilterSecret*);
+  void NextSeed();
+
   const FilterSpec spec_;
+  const FilterSecret* secret_ = nullptr;  // set iff spec_.keyed
+  uint64_t seed_;
+  uint64_t salt_state_ = 0;  // salted specs: seeds are Mix64 of its steps
 };
 
-// Makes a builder for `spec`. On error (spec.Validate() fails) *out is
+// Makes a builder for `spec`. A keyed spec needs `secret`, which must
+// outlive the builder; an unkeyed spec ignores it. On error
+// (spec.Validate() fails, or a keyed spec without a secret) *out is
 // unchanged and the Status names the problem.
 Status NewFilterBuilder(const FilterSpec& spec,
-                        std::unique_ptr<FilterBuilder>* out);
+                        std::unique_ptr<FilterBuilder>* out,
+                        const FilterSecret* secret = nullptr);
 
 // A read-only view over the bytes of one filter. Small, copyable, and it
 // never allocates. The bytes must outlive the reader and stay unchanged.
@@ -107,13 +140,19 @@ class FilterReader {
 
   // Validates the trailer and sizes of `filter` (without reading the
   // payload) and returns a reader over it. Anything it does not understand
-  // gives a reader that matches every key; Open never fails otherwise.
-  static FilterReader Open(std::string_view filter);
+  // gives a reader that matches every key; Open never fails otherwise. A
+  // keyed filter reads only with the writer's secret (same key_id()),
+  // which must then outlive the reader; otherwise it matches every key.
+  static FilterReader Open(std::string_view filter,
+                           const FilterSecret* secret = nullptr);
 
   // False only if `key` was certainly not added.
   bool MayMatch(std::string_view key) const;
-  // The same for a key whose Hash64(key, seed()) the caller computed.
+  // The same for a key whose Hash(key) the caller computed.
   bool MayMatchHash(uint64_t hash) const;
+  // The hash MayMatchHash expects: Hash64(key, seed()), or for a keyed
+  // filter secret->Hash(key, seed()).
+  uint64_t Hash(std::string_view key) const;
 
   // Batched forms: results[i] = MayMatch(keys[i]). They prefetch the memory
   // of all probes before testing any; prefer them for many keys.
@@ -179,6 +218,7 @@ class FilterReader {
   const uint8_t* data_ = nullptr;  // payload
   size_t payload_size_ = 0;
   uint64_t seed_ = 0;
+  const FilterSecret* secret_ = nullptr;  // a keyed filter's
   union {
     Bloom bloom_ = {};
     BlockedBloom blocked_;

@@ -7,6 +7,9 @@
 // The value is part of the on-disk format: Hash64(key, seed) must never
 // change for a given (key, seed). It is pinned by tests/hash_test.cc.
 // Never substitute std::hash, which is neither stable nor portable.
+//
+// Keyed filters (spec option "keyed") hash with the application's secret
+// instead: FilterSecret::Hash (sstfilter/secret.h).
 
 #ifndef SSTFILTER_HASH_H_
 #define SSTFILTER_HASH_H_

@@ -49,6 +49,7 @@
 #include <memory>
 #include <string>
 
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
@@ -64,8 +65,26 @@ inline constexpr auto& kRocksDBIdPrefix = kPolicyPrefix;
 //
 // The policy is immutable and thread-safe. Its builders take keys in any
 // order, repeated or empty; its readers never allocate per query.
+//
+// A keyed spec ("blocked_bloom:10:keyed", sstfilter/secret.h) reads the
+// application's secret from the file named by the environment variable
+// SSTFILTER_SECRET_FILE (kSecretFileEnvVar), so that OPTIONS files, the
+// plugin and the stock tools (db_bench, ldb, sst_dump) never hold it; a
+// missing variable, or a file that cannot be read or is too short, is an
+// InvalidArgument naming them, when the policy is made.
 rocksdb::Status NewRocksDBFilterPolicy(
     const std::string& spec, std::shared_ptr<const rocksdb::FilterPolicy>* out);
+
+// The same with the application's secret given directly (then the
+// environment is not read). A keyed spec builds keyed filters with it; any
+// spec reads keyed filters written with it, and answers "may match" for
+// keyed filters of another secret. `secret` may be null.
+rocksdb::Status NewRocksDBFilterPolicy(
+    const std::string& spec, std::shared_ptr<const FilterSecret> secret,
+    std::shared_ptr<const rocksdb::FilterPolicy>* out);
+
+// The environment variable naming a keyed policy's secret file.
+inline constexpr const char kSecretFileEnvVar[] = "SSTFILTER_SECRET_FILE";
 
 // Adds to `library` one factory of rocksdb::FilterPolicy that matches every
 // id starting with kRocksDBIdPrefix: a valid spec gives its policy, any

@@ -4,15 +4,16 @@
 //
 //   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> (":" <option>)*
 //   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo" | "ribbon"
-//   <option> ::= "seed=" <u64> | "by_level" | "size_ratio=" <decimal>
-//              | "l0_files=" <int>
+//   <option> ::= "seed=" <u64> | "keyed" | "salt" | "by_level"
+//              | "size_ratio=" <decimal> | "l0_files=" <int>
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
 // range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Each option
 // appears at most once, in any order; size_ratio and l0_files describe the tree
-// of a by_level spec and need "by_level". Examples:
+// of a by_level spec and need "by_level"; salt excludes seed=. Examples:
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
 //   "blocked_bloom:10:by_level"  "cuckoo:12:by_level:size_ratio=8"
+//   "blocked_bloom:10:keyed:salt"
 //
 // Parsing never throws; a bad string yields an InvalidArgument Status whose
 // message quotes the string and names the problem.
@@ -54,6 +55,14 @@ struct FilterSpec {
   // Seed of Hash64 for every key of filters built from this spec; stored in
   // the filter, so readers need not know it.
   uint64_t seed = 0;
+  // keyed: hash every key with the application's FilterSecret
+  // (sstfilter/secret.h), which the builder then requires. The secret is
+  // not part of the spec, nor written anywhere; only its key id is stored.
+  bool keyed = false;
+  // salt: every filter built draws a fresh random non-zero seed (stored in
+  // the filter like seed=), so false positives found against one file do
+  // not carry over to its rewrite. Excludes a non-zero seed.
+  bool salt = false;
 
   // by_level (docs/LEVEL_SIZING.md): bits_per_key is the average over an
   // LSM tree, and an engine that tells the builder a table's level
@@ -68,19 +77,20 @@ struct FilterSpec {
 
   // The canonical string, which ParseFilterSpec maps back to an equal spec:
   // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7",
-  // "bloom:10:by_level:size_ratio=8" (tree options only if not default).
+  // "bloom:10:by_level:size_ratio=8" (tree options only if not default),
+  // "ribbon:10:keyed:salt".
   // No prefix.
   std::string ToString() const;
   // OK if a builder can be made from this spec: a buildable kind,
   // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)], and the
   // tree options within their ranges (and at their defaults unless
-  // by_level).
+  // by_level), and not both salt and a seed.
   Status Validate() const;
 
   bool operator==(const FilterSpec& o) const {
     return kind == o.kind && bits_per_key == o.bits_per_key && seed == o.seed &&
-           by_level == o.by_level && size_ratio == o.size_ratio &&
-           l0_files == o.l0_files;
+           keyed == o.keyed && salt == o.salt && by_level == o.by_level &&
+           size_ratio == o.size_ratio && l0_files == o.l0_files;
   }
   bool operator!=(const FilterSpec& o) const { return !(*this == o); }
 };

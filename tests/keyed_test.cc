@@ -1,0 +1,397 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// Keyed filters (FilterSecret, spec options "keyed" and "salt"): the
+// secret, the spec options, the format (golden bytes, a decoder written
+// from docs/FORMAT.md, earlier readers' answer), and the no-false-negative
+// rule for every reader: with the secret, without it, with another one.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "policy/format.h"
+#include "policy/primitives.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/hash.h"
+#include "sstfilter/secret.h"
+#include "tests/test_util.h"
+
+// The decoder below uses xxHash directly, as a second implementation would.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace sstfilter {
+namespace {
+
+using test::Hex;
+using test::Key;
+using test::MustParse;
+
+// The fixed secret of every keyed golden byte: 32 ASCII bytes.
+constexpr char kTestSecret[] = "sstfilter test secret 0123456789";
+
+std::unique_ptr<const FilterSecret> MustSecret(std::string_view bytes) {
+  std::unique_ptr<const FilterSecret> s;
+  if (!NewFilterSecret(bytes, &s).ok()) abort();
+  return s;
+}
+
+TEST(FilterSecretTest, ShortSecretIsRefused) {
+  std::unique_ptr<const FilterSecret> s;
+  const Status st = NewFilterSecret("fifteen bytes!!", &s);
+  EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(st.message().find("at least 16 bytes, got 15"), std::string::npos)
+      << st.message();
+  EXPECT_EQ(s, nullptr);
+  EXPECT_TRUE(NewFilterSecret("sixteen bytes!!!", &s).ok());
+}
+
+TEST(FilterSecretTest, GoldenHashAndKeyId) {
+  const auto s = MustSecret(kTestSecret);
+  // xxHash's own derivation and keyed hash, as docs/FORMAT.md states them.
+  unsigned char derived[FilterSecret::kDerivedBytes];
+  ASSERT_EQ(XXH3_generateSecret(derived, sizeof(derived), kTestSecret,
+                                sizeof(kTestSecret) - 1),
+            XXH_OK);
+  const uint64_t h = XXH3_64bits_withSecret("apple", 5, derived, 192);
+  EXPECT_EQ(s->Hash("apple", 0), h);
+  EXPECT_EQ(s->Hash("apple", 7), internal::Mix64(h ^ 7));
+  EXPECT_EQ(s->key_id(), static_cast<uint32_t>(XXH3_64bits_withSecret(
+                             "sstfilter.key_id", 16, derived, 192)));
+  // Pinned: the keyed hash is part of the format.
+  EXPECT_EQ(s->Hash("apple", 0), 6048584571002076151ull);
+  EXPECT_EQ(s->key_id(), 0x1fa75097u);
+  EXPECT_NE(s->Hash("apple", 0), Hash64("apple", 0));
+  EXPECT_NE(MustSecret("sstfilter test secret 0123456788")->key_id(),
+            s->key_id());
+}
+
+TEST(FilterSecretTest, ReadFromFile) {
+  const std::string dir = ::testing::TempDir();
+  const std::string good = dir + "/keyed_test_secret";
+  const std::string shorter = dir + "/keyed_test_short_secret";
+  FILE* f = fopen(good.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  fputs(kTestSecret, f);
+  fclose(f);
+  f = fopen(shorter.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  fputs("short\n", f);
+  fclose(f);
+  std::unique_ptr<const FilterSecret> s;
+  ASSERT_TRUE(ReadFilterSecretFile(good, &s).ok());
+  EXPECT_EQ(s->key_id(), MustSecret(kTestSecret)->key_id());
+  Status st = ReadFilterSecretFile(shorter, &s);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find(shorter), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("got 6"), std::string::npos) << st.message();
+  st = ReadFilterSecretFile(dir + "/no_such_secret_file", &s);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("no_such_secret_file"), std::string::npos);
+}
+
+TEST(KeyedSpecTest, ParseAndRoundTrip) {
+  for (const char* text :
+       {"bloom:10:keyed", "blocked_bloom:10:salt", "cuckoo:12:keyed:salt",
+        "ribbon:10:seed=7:keyed", "blocked_bloom:10:keyed:salt:by_level"}) {
+    FilterSpec spec;
+    ASSERT_TRUE(ParseFilterSpec(text, &spec).ok()) << text;
+    EXPECT_EQ(spec.ToString(), text);
+    FilterSpec again;
+    ASSERT_TRUE(ParseFilterSpec(spec.ToString(), &again).ok());
+    EXPECT_EQ(again, spec);
+  }
+  FilterSpec spec;
+  ASSERT_TRUE(ParseFilterSpec("bloom:10:salt:keyed", &spec).ok());
+  EXPECT_TRUE(spec.keyed && spec.salt);
+  EXPECT_EQ(spec.ToString(), "bloom:10:keyed:salt");
+}
+
+TEST(KeyedSpecTest, Errors) {
+  FilterSpec spec;
+  Status s = ParseFilterSpec("bloom:10:salt:seed=7", &spec);
+  EXPECT_NE(s.message().find("excludes seed=7"), std::string::npos)
+      << s.message();
+  s = ParseFilterSpec("bloom:10:keyed=1", &spec);
+  EXPECT_NE(s.message().find("unknown option \"keyed=1\""), std::string::npos)
+      << s.message();
+  s = ParseFilterSpec("bloom:10:keyed:keyed", &spec);
+  EXPECT_NE(s.message().find("given twice"), std::string::npos);
+  spec = MustParse("bloom:10");
+  spec.salt = true;
+  spec.seed = 3;
+  EXPECT_FALSE(spec.Validate().ok());
+}
+
+TEST(KeyedBuilderTest, KeyedSpecWithoutSecretFails) {
+  std::unique_ptr<FilterBuilder> b;
+  const Status s = NewFilterBuilder(MustParse("bloom:10:keyed"), &b);
+  EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("\"bloom:10:keyed\" is keyed"), std::string::npos)
+      << s.message();
+  EXPECT_EQ(b, nullptr);
+}
+
+// A keyed Bloom filter of Key(0..2): payload, then the full trailer with
+// flags 2 (keyed) and the u32le key id before k.
+TEST(KeyedFormatTest, GoldenKeyedBloom) {
+  const auto secret = MustSecret(kTestSecret);
+  const std::string bytes =
+      test::BuildFilter(MustParse("bloom:10:keyed"), 3, secret.get());
+  EXPECT_EQ(Hex(bytes),
+            "af372e43"  // payload: 4 bytes
+            "04"        // payload_size
+            "02"        // flags: keyed, no seed
+            "9750a71f"  // key id 0x1fa75097, little-endian
+            "07"        // k
+            "6a"        // check
+            "0a"        // len
+            "11");      // tag: version 1, kind 1
+  const std::string big = test::BuildFilter(MustParse("blocked_bloom:10:keyed"),
+                                            1000, secret.get());
+  // 20 blocks and the 11-byte trailer would pass the size bound
+  // floor(n b / 8) + 40 = 1290 bytes (docs/FORMAT.md): 19 blocks.
+  ASSERT_EQ(big.size(), 1216u + 11);
+  EXPECT_EQ(Hex(big.substr(1216)),
+            "c009"  // payload_size 1216
+            "02"
+            "9750a71f"
+            "07"  // k
+            "a4"
+            "0b"
+            "12");  // tag: version 1, kind 2
+  EXPECT_EQ(Hash64(big), 4348781299143868030ull);
+}
+
+// Decodes a keyed standard Bloom filter as docs/FORMAT.md describes it,
+// with xxHash alone: full trailer, flags bit 1, key id, k; then the probes
+// of the keyed hash.
+bool DocDecodeKeyedBloom(const std::string& f, std::string_view secret,
+                         std::string_view key) {
+  const auto* d = reinterpret_cast<const uint8_t*>(f.data());
+  const size_t len = d[f.size() - 2];
+  const uint8_t* body = d + f.size() - len;
+  EXPECT_EQ(d[f.size() - 1], 0x11);    // tag: version 1, kind 1
+  EXPECT_LT(body[0], 0x80);            // payload_size: one varint byte
+  EXPECT_EQ(body[0], f.size() - len);  // ... that matches
+  EXPECT_EQ(body[1], 2);               // flags: keyed, no seed
+  const uint32_t key_id = internal::DecodeFixed32(body + 2);
+  const int k = body[6];
+  unsigned char derived[192];
+  XXH3_generateSecret(derived, 192, secret.data(), secret.size());
+  EXPECT_EQ(key_id, static_cast<uint32_t>(XXH3_64bits_withSecret(
+                        "sstfilter.key_id", 16, derived, 192)));
+  uint64_t x = XXH3_64bits_withSecret(key.data(), key.size(), derived, 192);
+  const uint64_t m = 8 * uint64_t{body[0]};
+  for (int i = 0; i < k; i++, x *= 0x9E3779B97F4A7C15ull) {
+    const uint64_t bit =
+        static_cast<uint64_t>((static_cast<unsigned __int128>(x) * m) >> 64);
+    if (((d[bit / 8] >> (bit % 8)) & 1) == 0) return false;
+  }
+  return true;
+}
+
+TEST(KeyedFormatTest, DecoderFromTheDocument) {
+  const auto secret = MustSecret(kTestSecret);
+  const FilterSpec spec = MustParse("bloom:10:keyed");
+  const std::string f = test::BuildFilter(spec, 60, secret.get());
+  const FilterReader r = FilterReader::Open(f, secret.get());
+  ASSERT_TRUE(r.valid());
+  int agree = 0;
+  for (uint64_t i = 0; i < 2000; i++) {
+    const std::string key = Key(i);
+    const bool doc = DocDecodeKeyedBloom(f, kTestSecret, key);
+    if (i < 60) {
+      EXPECT_TRUE(doc) << i;
+    }
+    agree += doc == r.MayMatch(key);
+  }
+  EXPECT_EQ(agree, 2000);
+}
+
+// Earlier readers (format version 2) accept flags with no bit but bit 0
+// (docs/FORMAT.md, rule 4 of version 2): a keyed filter's flags byte has
+// bit 1 set, so they answer "may match" for every key.
+TEST(KeyedFormatTest, EarlierReadersMayMatch) {
+  const auto secret = MustSecret(kTestSecret);
+  for (const std::string& text : test::AllKindSpecs()) {
+    for (uint64_t n : {0, 1, 20, 1000}) {
+      const std::string f =
+          test::BuildFilter(MustParse(text + ":keyed"), n, secret.get());
+      const auto* d = reinterpret_cast<const uint8_t*>(f.data());
+      ASSERT_LT(d[f.size() - 1], 0x80) << "never the compact trailer";
+      internal::Trailer t;
+      ASSERT_TRUE(internal::ParseTrailer(d, f.size(), &t));
+      ASSERT_TRUE(t.keyed);
+      // The flags byte follows the payload_size varint.
+      const uint8_t* body = d + f.size() - d[f.size() - 2];
+      size_t pos = 0;
+      while (body[pos] & 0x80) pos++;
+      const uint8_t flags = body[pos + 1];
+      EXPECT_EQ(flags, internal::kFlagKeyed);
+      EXPECT_NE(flags & ~1, 0) << "a version-2 reader refuses this";
+    }
+  }
+}
+
+class KeyedFilterTest : public ::testing::TestWithParam<std::string> {};
+
+// With the secret every key matches; without it, or with another secret,
+// every key may match (never a false negative); sizes are as predicted.
+TEST_P(KeyedFilterTest, EveryReaderKeepsEveryKey) {
+  const auto secret = MustSecret(kTestSecret);
+  const auto other = MustSecret("another secret, also 32 bytes!!!");
+  for (const char* opts : {":keyed", ":keyed:salt", ":salt"}) {
+    const FilterSpec spec = MustParse(GetParam() + opts);
+    for (uint64_t n : {0, 1, 12, 36, 100, 3000}) {
+      std::unique_ptr<FilterBuilder> b;
+      ASSERT_TRUE(NewFilterBuilder(spec, &b, secret.get()).ok());
+      for (uint64_t i = 0; i < n; i++) b->AddKey(Key(i));
+      const size_t predicted = b->FilterSize(b->NumEntries());
+      const uint64_t seed = b->seed();
+      std::string f;
+      b->Finish(&f);
+      EXPECT_EQ(f.size(), predicted) << spec.ToString() << " n=" << n;
+      EXPECT_EQ(spec.salt, seed != 0);
+      if (spec.salt) {
+        EXPECT_NE(b->seed(), seed) << "a fresh seed per filter";
+      }
+      const FilterReader r = FilterReader::Open(f, secret.get());
+      ASSERT_TRUE(r.valid()) << spec.ToString() << " n=" << n;
+      EXPECT_EQ(r.seed(), seed);
+      for (uint64_t i = 0; i < n; i++) ASSERT_TRUE(r.MayMatch(Key(i))) << i;
+      if (!spec.keyed) continue;
+      for (const FilterSecret* s :
+           {other.get(), (const FilterSecret*)nullptr}) {
+        const FilterReader blind = FilterReader::Open(f, s);
+        EXPECT_FALSE(blind.valid());
+        EXPECT_TRUE(blind.MayMatch(Key(0)));
+        EXPECT_TRUE(blind.MayMatch(test::AbsentKey(0)));
+      }
+    }
+  }
+}
+
+// An unkeyed filter reads the same with or without a secret.
+TEST_P(KeyedFilterTest, UnkeyedFiltersIgnoreTheSecret) {
+  const auto secret = MustSecret(kTestSecret);
+  const std::string f = test::BuildFilter(MustParse(GetParam()), 500);
+  const FilterReader plain = FilterReader::Open(f);
+  const FilterReader with = FilterReader::Open(f, secret.get());
+  for (uint64_t i = 0; i < 5000; i++) {
+    const std::string k = test::AbsentKey(i);
+    ASSERT_EQ(plain.MayMatch(k), with.MayMatch(k));
+  }
+}
+
+// The attack tests (issue: crafted keys against a filter). Keys the
+// attacker tries are AbsentKey(i), none of them present.
+constexpr uint64_t kKnownKeys = 1000;
+constexpr size_t kCrafted = 1000;
+
+// Absent keys that `reader` passes, the first `want` of them.
+std::vector<std::string> Passing(const FilterReader& reader, size_t want) {
+  std::vector<std::string> out;
+  for (uint64_t i = 0; out.size() < want && i < 100000000; i++) {
+    std::string k = test::AbsentKey(i);
+    if (reader.MayMatch(k)) out.push_back(std::move(k));
+  }
+  return out;
+}
+
+size_t CountPassing(const FilterReader& reader,
+                    const std::vector<std::string>& keys) {
+  size_t n = 0;
+  for (const std::string& k : keys) n += reader.MayMatch(k);
+  return n;
+}
+
+// The filter's FPR measured on 200,000 absent keys the attack never uses.
+double MeasuredFpr(const FilterReader& reader) {
+  constexpr uint64_t kProbes = 200000;
+  uint64_t fp = 0;
+  for (uint64_t i = 0; i < kProbes; i++) {
+    fp += reader.MayMatch(test::AbsentKey(uint64_t{1} << 40 | i));
+  }
+  return static_cast<double>(fp) / kProbes;
+}
+
+// Most of `n` replayed keys that pass a filter of false positive rate p
+// by chance: the mean plus 5 standard deviations (and 3 for tiny means).
+double PassBound(size_t n, double p) {
+  const double mean = static_cast<double>(n) * p;
+  return mean + 5 * std::sqrt(mean * (1 - p)) + 3;
+}
+
+// The attacker knows the 1000 present keys, the spec (so the key count and
+// geometry) and the public hash with its seed, not the filter bytes nor
+// the secret: it builds its own replica offline and keeps the absent keys
+// the replica passes.
+TEST_P(KeyedFilterTest, CraftedKeysPassOnlyAtTheNormalRate) {
+  const FilterSpec plain = MustParse(GetParam());
+  const std::vector<std::string> crafted = Passing(
+      FilterReader::Open(test::BuildFilter(plain, kKnownKeys)), kCrafted);
+  ASSERT_EQ(crafted.size(), kCrafted);
+
+  const std::string unkeyed = test::BuildFilter(plain, kKnownKeys);
+  const size_t unkeyed_pass =
+      CountPassing(FilterReader::Open(unkeyed), crafted);
+  EXPECT_GE(unkeyed_pass, kCrafted / 2);
+  EXPECT_EQ(unkeyed_pass, kCrafted) << "the replica is the filter itself";
+
+  const auto secret = MustSecret(kTestSecret);
+  const std::string keyed = test::BuildFilter(MustParse(GetParam() + ":keyed"),
+                                              kKnownKeys, secret.get());
+  const FilterReader r = FilterReader::Open(keyed, secret.get());
+  const size_t keyed_pass = CountPassing(r, crafted);
+  const double fpr = MeasuredFpr(r);
+  EXPECT_LE(keyed_pass, PassBound(kCrafted, fpr));
+  printf(
+      "[attack] %s: crafted %zu, unkeyed passes %zu, keyed passes %zu "
+      "(bound %.1f; keyed FPR %.4f%%)\n",
+      GetParam().c_str(), kCrafted, unkeyed_pass, keyed_pass,
+      PassBound(kCrafted, fpr), 100 * fpr);
+}
+
+// False positives found through MayMatch against one file, replayed after
+// the same keys were rewritten (compaction): with "salt" they pass at the
+// normal rate; without, all of them pass again.
+TEST_P(KeyedFilterTest, SaltedRewriteForgetsFalsePositives) {
+  const auto secret = MustSecret(kTestSecret);
+  for (const char* opts : {"", ":salt", ":keyed:salt"}) {
+    const FilterSpec spec = MustParse(GetParam() + opts);
+    std::unique_ptr<FilterBuilder> b;
+    ASSERT_TRUE(NewFilterBuilder(spec, &b, secret.get()).ok());
+    std::string files[2];
+    for (std::string& f : files) {
+      for (uint64_t i = 0; i < kKnownKeys; i++) b->AddKey(Key(i));
+      b->Finish(&f);
+    }
+    const std::vector<std::string> found =
+        Passing(FilterReader::Open(files[0], secret.get()), kCrafted);
+    ASSERT_EQ(found.size(), kCrafted);
+    const FilterReader rewritten = FilterReader::Open(files[1], secret.get());
+    const size_t replayed = CountPassing(rewritten, found);
+    const double fpr = MeasuredFpr(rewritten);
+    if (spec.salt) {
+      EXPECT_LE(replayed, PassBound(kCrafted, fpr)) << spec.ToString();
+    } else {
+      EXPECT_EQ(replayed, kCrafted) << "an unsalted rewrite is the same filter";
+    }
+    printf(
+        "[salt] %s: found %zu, pass after rewrite %zu (bound %.1f; FPR "
+        "%.4f%%)\n",
+        spec.ToString().c_str(), kCrafted, replayed, PassBound(kCrafted, fpr),
+        100 * fpr);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, KeyedFilterTest,
+                         ::testing::ValuesIn(test::AllKindSpecs()),
+                         test::SpecName);
+
+}  // namespace
+}  // namespace sstfilter
