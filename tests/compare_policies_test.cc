@@ -86,6 +86,44 @@ TEST(ComparePoliciesTest, ParsesEveryForm) {
   EXPECT_EQ(r.engines, unsigned{kAllEngines});
 }
 
+TEST(ComparePoliciesTest, ParsesRibbonEverywhereAndByLevelFamilies) {
+  // RocksDB's Ribbon with bloom_before_level = -1: a family of its own.
+  PolicyRequest r = MustParse("rocksdb:ribbon_all:10.5");
+  EXPECT_EQ(r.policy.family, Family::kRocksDBRibbonAll);
+  EXPECT_EQ(r.policy.bits_per_key, 10.5);
+  EXPECT_EQ(r.policy.ToString(), "rocksdb:ribbon_all:10.5");
+  EXPECT_EQ(r.policy.FamilyName(), "rocksdb:ribbon_all");
+  EXPECT_EQ(r.engines, unsigned{kRocksDB});
+  EXPECT_NE(MustParse("rocksdb:ribbon:10").policy.FamilyName(),
+            r.policy.FamilyName());
+
+  // Both Ribbons at the memory of a by_level policy.
+  r = MustParse("rocksdb:ribbon_all@ribbon:10:by_level");
+  EXPECT_TRUE(r.sized);
+  EXPECT_EQ(r.policy.family, Family::kRocksDBRibbonAll);
+  EXPECT_TRUE(r.reference.spec.by_level);
+  EXPECT_EQ(r.reference.ToString(), "ribbon:10:by_level");
+  r = MustParse("rocksdb:ribbon@ribbon:10:by_level");
+  EXPECT_EQ(r.policy.family, Family::kRocksDBRibbon);
+
+  // by_level is part of an sstfilter family (its own chart line), and a
+  // family may carry it.
+  EXPECT_EQ(MustParse("ribbon:10:by_level").policy.FamilyName(),
+            "ribbon:by_level");
+  EXPECT_EQ(
+      MustParse("bloom:10:seed=7:by_level:size_ratio=8").policy.FamilyName(),
+      "bloom:seed=7:by_level:size_ratio=8");
+  EXPECT_EQ(MustParse("ribbon:10").policy.FamilyName(), "ribbon");
+  r = MustParse("blocked_bloom:by_level@rocksdb:bloom:10");
+  EXPECT_TRUE(r.policy.spec.by_level);
+  EXPECT_EQ(r.policy.FamilyName(), "blocked_bloom:by_level");
+
+  EXPECT_NE(ParseError("rocksdb:ribbon_all:0").find("[1, 64]"),
+            std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:ribbonall:10").find("ribbon_all"),
+            std::string::npos);
+}
+
 TEST(ComparePoliciesTest, RejectsBadEntriesWithTheReason) {
   EXPECT_NE(ParseError("frob:3").find("frob:3"), std::string::npos);
   EXPECT_NE(ParseError("bloom:-3").find("bits per key"), std::string::npos);
@@ -161,9 +199,21 @@ TEST(ComparePoliciesTest, PlanPutsReferencesFirstAndDropsRepeats) {
 }
 
 FilterBytesFn EngineBytes(Engine* engine) {
-  return [engine](const Policy& p, uint64_t n, uint64_t* bytes) {
-    return engine->BuiltinFilterBytes(p, n, bytes);
+  return [engine](const Policy& p, int level, uint64_t n, uint64_t* bytes) {
+    return engine->BuiltinFilterBytes(p, level, n, bytes);
   };
+}
+
+// Bytes of `p`'s filters for `tables`, built by the engine.
+uint64_t TreeBytes(Engine* engine, const Policy& p,
+                   const std::vector<FilterTable>& tables) {
+  uint64_t total = 0;
+  for (const FilterTable& t : tables) {
+    uint64_t bytes = 0;
+    EXPECT_EQ(engine->BuiltinFilterBytes(p, t.level, t.keys, &bytes), "");
+    total += bytes;
+  }
+  return total;
 }
 
 TEST(ComparePoliciesTest, SizesSstfilterKindsToATargetWithTheirBuilder) {
@@ -192,10 +242,10 @@ TEST(ComparePoliciesTest, SizesSstfilterKindsToATargetWithTheirBuilder) {
 }
 
 TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
-  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, 1, 0);
+  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, RocksDBTree());
   uint64_t target = 0;
   Policy ref = MustParse("rocksdb:bloom:12.5").policy;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(ref, 50000, &target), "");
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(ref, 1, 50000, &target), "");
   EXPECT_NEAR(static_cast<double>(target) * 8 / 50000, 12.5, 0.1);
   Policy out;
   ASSERT_TRUE(SizeToMemory(MustParse("rocksdb:bloom@bloom:10").policy, 50000,
@@ -205,12 +255,12 @@ TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
   EXPECT_EQ(out.family, Family::kRocksDBBloom);
   EXPECT_NEAR(out.bits_per_key, 12.5, 0.05);
   uint64_t bytes = 0;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, 50000, &bytes), "");
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, 1, 50000, &bytes), "");
   EXPECT_LE(bytes, target);
 
   // LevelDB's Bloom takes whole bits per key.
   std::unique_ptr<Engine> leveldb = NewLevelDBEngine();
-  ASSERT_EQ(leveldb->BuiltinFilterBytes(MustParse("leveldb:bloom:12").policy,
+  ASSERT_EQ(leveldb->BuiltinFilterBytes(MustParse("leveldb:bloom:12").policy, 1,
                                         33, &target),
             "");
   ASSERT_TRUE(SizeToMemory(MustParse("leveldb:bloom@bloom:10").policy, 33,
@@ -222,7 +272,7 @@ TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
 
 TEST(ComparePoliciesTest, SizesRibbonWithRocksDBsRibbonBuilder) {
   constexpr uint64_t kKeys = 50000;
-  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, 1, 0);
+  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, RocksDBTree());
   // The memory of sstfilter's blocked Bloom at 10 bits/key.
   std::unique_ptr<FilterBuilder> b;
   ASSERT_TRUE(
@@ -234,7 +284,7 @@ TEST(ComparePoliciesTest, SizesRibbonWithRocksDBsRibbonBuilder) {
                   .ok());
   EXPECT_EQ(out.family, Family::kRocksDBRibbon);
   uint64_t bytes = 0;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, kKeys, &bytes), "");
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, 1, kKeys, &bytes), "");
   EXPECT_LE(static_cast<double>(bytes), target);
   // Ribbon takes ~30% less space than Bloom for the same FPR, so at equal
   // memory its Bloom-equivalent bits per key are well above 10.
@@ -242,8 +292,57 @@ TEST(ComparePoliciesTest, SizesRibbonWithRocksDBsRibbonBuilder) {
   // The largest that fits: 0.1 bits/key more is larger than the target.
   Policy more = out;
   more.bits_per_key += 0.1;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(more, kKeys, &bytes), "");
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(more, 1, kKeys, &bytes), "");
   EXPECT_GT(static_cast<double>(bytes), target);
+}
+
+// X@Y against a whole tree: each table sized with the builder RocksDB
+// uses at its level (Ribbon as shipped: Bloom for flushed L0 tables), the
+// total at most the target and within a fraction of a percent of it.
+TEST(ComparePoliciesTest, SizesRibbonToAWholeTreeLevelByLevel) {
+  std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, RocksDBTree());
+  // A small leveled tree: 4 flushed L0 tables, L1, L2 (keys 1:10:100).
+  std::vector<FilterTable> tables(4);
+  for (FilterTable& t : tables) {
+    t.level = 0;
+    t.keys = 500;
+  }
+  tables.push_back({1, 20000, 0});
+  tables.push_back({2, 100000, 0});
+  tables.push_back({2, 100000, 0});
+  // What ribbon:10:by_level might spend: ~10 bits per key over the tree.
+  const double target = 10.0 * 222000 / 8;
+  Policy shipped, all;
+  ASSERT_TRUE(SizeToMemory(MustParse("rocksdb:ribbon@ribbon:10").policy, tables,
+                           target, EngineBytes(rocksdb.get()), &shipped)
+                  .ok());
+  ASSERT_TRUE(SizeToMemory(MustParse("rocksdb:ribbon_all@ribbon:10").policy,
+                           tables, target, EngineBytes(rocksdb.get()), &all)
+                  .ok());
+  for (const Policy& p : {shipped, all}) {
+    const double bytes =
+        static_cast<double>(TreeBytes(rocksdb.get(), p, tables));
+    EXPECT_LE(bytes, target) << p.ToString();
+    EXPECT_GE(bytes, 0.995 * target) << p.ToString();
+    Policy more = p;
+    more.bits_per_key += 0.05;
+    EXPECT_GT(static_cast<double>(TreeBytes(rocksdb.get(), more, tables)),
+              target)
+        << more.ToString();
+  }
+  // The shipped Ribbon pays Bloom's bits for its L0 tables, so it gets
+  // fewer (Bloom-equivalent) bits than Ribbon everywhere.
+  EXPECT_LT(shipped.bits_per_key, all.bits_per_key);
+  // At a level >= 1 both build the same Ribbon filter.
+  uint64_t a = 0, b = 0;
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(shipped, 1, 20000, &a), "");
+  Policy same = all;
+  same.bits_per_key = shipped.bits_per_key;
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(same, 1, 20000, &b), "");
+  EXPECT_EQ(a, b);
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(shipped, 0, 20000, &a), "");
+  ASSERT_EQ(rocksdb->BuiltinFilterBytes(same, 0, 20000, &b), "");
+  EXPECT_GT(a, b);  // L0 flush: Bloom against Ribbon
 }
 
 TEST(ComparePoliciesTest, SizingAKindWithoutBuilderSaysNotSupported) {

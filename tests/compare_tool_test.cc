@@ -328,6 +328,7 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
       {{"--key_size=8"}, "--key_size"},
       {{"--threads=0"}, "--threads"},
       {{"--baseline=bloom:x"}, "--baseline"},
+      {{"--tree=wild"}, "--tree"},
       {{"--plot", "--out="}, "--plot needs --out"},
       {{"stray"}, "unexpected argument"},
       {{"--frobnicate=1"}, "frobnicate"},
@@ -406,6 +407,63 @@ TEST(CompareToolTest, RibbonRunsAtTheMemoryOfAnSstfilterPolicy) {
   // One chart series per family: Ribbon's holds both Ribbon runs.
   const std::string plot = ReadFile(out / "plot.dat");
   EXPECT_NE(plot.find("rocksdb:ribbon"), std::string::npos);
+}
+
+// --tree=natural: RocksDB's own automatic compactions shape the tree
+// (several levels, dynamic level sizes: the deepest level is L6), the same
+// tree for policies of about the same memory, and Ribbon everywhere sized
+// table by table to a by_level policy's whole-tree filter bytes.
+TEST(CompareToolTest, NaturalTreeHasCompactionMadeLevels) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir,
+      {"--engines=rocksdb", "--tree=natural", "--num=20000", "--value_size=100",
+       "--levels=3", "--reads=2000", "--phase_seconds=0",
+       "--phases=present,absent",
+       "--policies=ribbon:10:by_level,rocksdb:ribbon_all@ribbon:10:by_level",
+       "--out=" + out.string(), "--plot", "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  const json& ours = doc["runs"][0]["build"];
+  const json& ribbon = doc["runs"][1]["build"];
+  EXPECT_EQ(doc["runs"][1]["filter"].get<std::string>().rfind(
+                "rocksdb:ribbon_all:", 0),
+            0u);
+  // RocksDB's 7 levels; compactions filled the deepest and at least one
+  // more below L0; every entry is in some table.
+  const std::vector<int> files = ours["files_per_level"];
+  ASSERT_EQ(files.size(), 7u);
+  EXPECT_GT(files[6], 1);
+  int levels_below_l0 = 0;
+  for (size_t l = 1; l < files.size(); l++) levels_below_l0 += files[l] > 0;
+  EXPECT_GE(levels_below_l0, 2);
+  uint64_t entries = 0;
+  for (const json& t : ours["tables"]) entries += t[1].get<uint64_t>();
+  EXPECT_EQ(entries, 20000u);
+  // The paced load makes the tree independent of thread timing.
+  EXPECT_EQ(ribbon["files_per_level"], ours["files_per_level"]);
+  // by_level gives the deepest level fewer bits than the average.
+  uint64_t l6_keys = 0, l6_bytes = 0;
+  for (const json& t : ours["tables"]) {
+    if (t[0] != 6) continue;
+    l6_keys += t[1].get<uint64_t>();
+    l6_bytes += t[2].get<uint64_t>();
+  }
+  ASSERT_GT(l6_keys, 0u);
+  EXPECT_LT(8.0 * static_cast<double>(l6_bytes) / static_cast<double>(l6_keys),
+            ours["bits_per_key_disk"].get<double>());
+  // Equal memory: within a few percent of the reference's filter bytes.
+  const double ratio =
+      ribbon["filter_bytes"].get<double>() / ours["filter_bytes"].get<double>();
+  EXPECT_NEAR(ratio, 1.0, 0.03);
+  const std::string text = ReadFile(out / "results.txt");
+  EXPECT_NE(text.find("natural: keys Put in random order"), std::string::npos);
+  EXPECT_FALSE(TextTable(text, "Levels").empty());
+  // The charts draw by_level as its own family.
+  EXPECT_NE(ReadFile(out / "plot.dat").find("ribbon:by_level"),
+            std::string::npos);
 }
 
 // A kind this build has no builder for is reported as skipped, and the

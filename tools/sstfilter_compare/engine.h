@@ -52,6 +52,7 @@ struct BuildResult {
   uint64_t table_bytes = 0;          // all table files
   uint64_t num_entries = 0;          // entries in all tables
   std::vector<int> files_per_level;
+  std::vector<FilterTable> tables;  // RocksDB: every table (for X@Y)
   std::vector<std::string> notes;
 };
 
@@ -89,9 +90,10 @@ class Engine {
                                std::vector<std::string>* values,
                                std::vector<bool>* found) = 0;
 
-  // Bytes of one filter of built-in `policy` for `num_keys` keys, built by
-  // the engine's own builder (for sizing X@Y). Returns "" or an error.
-  virtual std::string BuiltinFilterBytes(const Policy& policy,
+  // Bytes of one filter of built-in `policy` for `num_keys` keys in a table
+  // of `level` (RocksDB: 0 is a flush), built by the engine's own builder
+  // (for sizing X@Y). Returns "" or an error.
+  virtual std::string BuiltinFilterBytes(const Policy& policy, int level,
                                          uint64_t num_keys,
                                          uint64_t* bytes) = 0;
 
@@ -99,9 +101,34 @@ class Engine {
   virtual std::string Close() = 0;
 };
 
+// The RocksDB tree a comparison builds (docs/COMPARE.md).
+struct RocksDBTree {
+  // Fixed: the same files and levels for every policy, made with
+  // CompactFiles (rocksdb_engine.cc). Natural: RocksDB's own automatic
+  // compactions with level_compaction_dynamic_level_bytes, settled.
+  bool natural = false;
+  int levels = 3;    // fixed: levels below L0; natural: what it is sized for
+  int l0_files = 2;  // fixed only
+  // Natural only (NaturalTree chooses them).
+  uint64_t write_buffer_size = 0;
+  uint64_t max_bytes_for_level_base = 0;
+  uint64_t target_file_size_base = 0;
+  uint64_t keys_per_flush = 0;  // the keys of one flush
+};
+
+// A natural tree for `num_keys` entries of key_size + value_size bytes,
+// sized so that RocksDB settles on about `levels` levels below L0 with its
+// default proportions: the base level holds 1/10^(levels-1) of the data,
+// a memtable a quarter of the base level (RocksDB's defaults: 64 MiB
+// memtables, 4 L0 files to a compaction, 256 MiB base), and a table file
+// one memtable (RocksDB: target_file_size_base = write_buffer_size); keys
+// are flushed in chunks of 3/4 of a memtable.
+RocksDBTree NaturalTree(uint64_t num_keys, int key_size, int value_size,
+                        int levels);
+
 // `direct_io`: read table files with O_DIRECT where the engine can.
-std::unique_ptr<Engine> NewRocksDBEngine(bool direct_io, int levels,
-                                         int l0_files);
+std::unique_ptr<Engine> NewRocksDBEngine(bool direct_io,
+                                         const RocksDBTree& tree);
 std::unique_ptr<Engine> NewLevelDBEngine();
 
 }  // namespace compare

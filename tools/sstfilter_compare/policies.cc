@@ -5,9 +5,11 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "sstfilter/filter.h"
 
@@ -70,13 +72,17 @@ Status ParsePolicy(std::string_view entry, std::string_view text, Policy* out) {
   if (StartsWith(text, "rocksdb:ribbon:")) {
     return ParseBuiltin(entry, text.substr(15), Family::kRocksDBRibbon, out);
   }
+  if (StartsWith(text, "rocksdb:ribbon_all:")) {
+    return ParseBuiltin(entry, text.substr(19), Family::kRocksDBRibbonAll, out);
+  }
   if (StartsWith(text, "leveldb:bloom:")) {
     return ParseBuiltin(entry, text.substr(14), Family::kLevelDBBloom, out);
   }
   if (StartsWith(text, "rocksdb:") || StartsWith(text, "leveldb:")) {
     return Bad(entry,
                "unknown built-in policy; expected rocksdb:bloom:<bits>, "
-               "rocksdb:ribbon:<bits> or leveldb:bloom:<bits>");
+               "rocksdb:ribbon:<bits>, rocksdb:ribbon_all:<bits> or "
+               "leveldb:bloom:<bits>");
   }
   Status s = ParseFilterSpec(text, &out->spec);
   if (!s.ok()) return Bad(entry, s.message());
@@ -98,10 +104,12 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
     out->family = Family::kLevelDBBloom;
     return Status::OK();
   }
-  // Sized with the Ribbon builder of a compaction output (level 1); the
-  // flushed L0 tables of the run use Bloom at the same bits per key.
   if (text == "rocksdb:ribbon") {
     out->family = Family::kRocksDBRibbon;
+    return Status::OK();
+  }
+  if (text == "rocksdb:ribbon_all") {
+    out->family = Family::kRocksDBRibbonAll;
     return Status::OK();
   }
   if (text == "none") return Bad(entry, "'none' has no size to choose");
@@ -115,8 +123,9 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   if (!s.ok()) {
     return Bad(entry, "\"" + std::string(text) +
                           "\" is not a family: expected rocksdb:bloom, "
-                          "rocksdb:ribbon, leveldb:bloom or an sstfilter "
-                          "kind (bloom, blocked_bloom, cuckoo)");
+                          "rocksdb:ribbon, rocksdb:ribbon_all, leveldb:bloom "
+                          "or an sstfilter kind (bloom, blocked_bloom, "
+                          "cuckoo, ribbon), with options (ribbon:by_level)");
   }
   out->family = Family::kSstfilter;
   out->spec = spec;
@@ -196,6 +205,8 @@ std::string Policy::ToString() const {
       return "rocksdb:bloom:" + FormatNumber(bits_per_key);
     case Family::kRocksDBRibbon:
       return "rocksdb:ribbon:" + FormatNumber(bits_per_key);
+    case Family::kRocksDBRibbonAll:
+      return "rocksdb:ribbon_all:" + FormatNumber(bits_per_key);
     case Family::kLevelDBBloom:
       return "leveldb:bloom:" + FormatNumber(bits_per_key);
   }
@@ -207,14 +218,19 @@ std::string Policy::FamilyName() const {
     case Family::kNone:
       return "none";
     case Family::kSstfilter: {
-      std::string s = FilterKindName(spec.kind);
-      if (spec.seed != 0) s += ":seed=" + std::to_string(spec.seed);
-      return s;
+      // The spec without its second field, the bits per key.
+      const std::string s = spec.ToString();
+      const size_t bits = s.find(':');
+      const size_t end = s.find(':', bits + 1);
+      return s.substr(0, bits) +
+             (end == std::string::npos ? "" : s.substr(end));
     }
     case Family::kRocksDBBloom:
       return "rocksdb:bloom";
     case Family::kRocksDBRibbon:
       return "rocksdb:ribbon";
+    case Family::kRocksDBRibbonAll:
+      return "rocksdb:ribbon_all";
     case Family::kLevelDBBloom:
       return "leveldb:bloom";
   }
@@ -225,6 +241,7 @@ unsigned Policy::engines() const {
   switch (family) {
     case Family::kRocksDBBloom:
     case Family::kRocksDBRibbon:
+    case Family::kRocksDBRibbonAll:
       return kRocksDB;
     case Family::kLevelDBBloom:
       return kLevelDB;
@@ -371,78 +388,121 @@ std::vector<PlannedRun> PlanRuns(const std::vector<PolicyRequest>& requests,
   return runs;
 }
 
-Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
+namespace {
+
+// `tables` with equal level and keys merged: (table, how many).
+std::vector<std::pair<FilterTable, uint64_t>> MergeTables(
+    const std::vector<FilterTable>& tables) {
+  std::map<std::pair<int, uint64_t>, uint64_t> counts;
+  for (const FilterTable& t : tables) {
+    if (t.keys > 0) counts[{t.level, t.keys}]++;
+  }
+  std::vector<std::pair<FilterTable, uint64_t>> out;
+  for (const auto& [key, count] : counts) {
+    FilterTable t;
+    t.level = key.first;
+    t.keys = key.second;
+    out.emplace_back(t, count);
+  }
+  return out;
+}
+
+// Bisects for the largest bits per key in [lo, hi] whose size_at is at most
+// `target`. REQUIRES size_at(lo) <= target < size_at(hi).
+double LargestFitting(double lo, double hi, bool whole_bits, double target,
+                      const std::function<double(double)>& size_at) {
+  const double min_bits = lo;
+  if (whole_bits) {
+    while (hi - lo > 1) {
+      const double mid = std::floor((lo + hi) / 2);
+      (size_at(mid) <= target ? lo : hi) = mid;
+    }
+    return lo;
+  }
+  for (int i = 0; i < 40 && hi - lo > 1e-4; i++) {
+    const double mid = (lo + hi) / 2;
+    (size_at(mid) <= target ? lo : hi) = mid;
+  }
+  return ShortestEqualSize(lo, min_bits, size_at);
+}
+
+}  // namespace
+
+Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
                     double target_bytes, const FilterBytesFn& builtin_bytes,
                     Policy* out) {
-  if (keys_per_filter == 0) {
-    return Status::InvalidArgument("no keys per filter to size for");
+  const auto groups = MergeTables(tables);
+  uint64_t keys = 0, filters = 0;
+  for (const auto& [t, count] : groups) {
+    keys += t.keys * count;
+    filters += count;
   }
+  if (keys == 0)
+    return Status::InvalidArgument("no keys per filter to size for");
   double lo = kBuiltinMinBits, hi = kBuiltinMaxBits;
-  const bool whole_bits = x.family == Family::kLevelDBBloom;
-  std::unique_ptr<FilterBuilder> builder;
-  if (x.family == Family::kSstfilter) {
+  const bool sstfilter = x.family == Family::kSstfilter;
+  if (sstfilter) {
     lo = MinBitsPerKey(x.spec.kind);
     hi = MaxBitsPerKey(x.spec.kind);
     FilterSpec probe = x.spec;
     probe.bits_per_key = lo;
+    std::unique_ptr<FilterBuilder> builder;
     Status s = NewFilterBuilder(probe, &builder);
     if (!s.ok()) return s;
   }
   std::string error;
-  // Bytes of one filter of x at b bits per key.
+  // Bytes of x's filters for all tables at b bits per key.
   auto size_at = [&](double b) -> double {
     Policy p = x;
     p.bits_per_key = b;
     p.spec.bits_per_key = b;
-    if (x.family == Family::kSstfilter) {
-      std::unique_ptr<FilterBuilder> sized;
-      if (!NewFilterBuilder(p.spec, &sized).ok()) return INFINITY;
-      return static_cast<double>(sized->FilterSize(keys_per_filter));
+    std::unique_ptr<FilterBuilder> sized;
+    if (sstfilter && !NewFilterBuilder(p.spec, &sized).ok()) return INFINITY;
+    double total = 0;
+    for (const auto& [t, count] : groups) {
+      uint64_t bytes = 0;
+      if (sized) {
+        bytes = sized->FilterSize(t.keys);
+      } else {
+        const std::string e = builtin_bytes(p, t.level, t.keys, &bytes);
+        if (!e.empty()) {
+          error = e;
+          return INFINITY;
+        }
+      }
+      total += static_cast<double>(bytes) * static_cast<double>(count);
     }
-    uint64_t bytes = 0;
-    const std::string e = builtin_bytes(p, keys_per_filter, &bytes);
-    if (!e.empty()) {
-      error = e;
-      return INFINITY;
-    }
-    return static_cast<double>(bytes);
+    return total;
   };
-  auto finish = [&](double b) {
-    *out = x;
-    out->bits_per_key = b;
-    out->spec.bits_per_key = b;
-  };
-  const double min_bits = lo;
   const double smallest = size_at(lo);
   if (!error.empty()) return Status::InvalidArgument(error);
   if (smallest > target_bytes) {
     return Status::InvalidArgument(
         x.FamilyName() + " at its minimum of " + FormatNumber(lo) +
-        " bits/key already takes " + FormatNumber(smallest) +
-        " bytes per filter of " + std::to_string(keys_per_filter) +
-        " keys, more than the " + FormatNumber(std::round(target_bytes)) +
+        " bits/key already takes " + FormatNumber(smallest) + " bytes for " +
+        std::to_string(keys) + " keys in " + std::to_string(filters) +
+        " filter(s), more than the " + FormatNumber(std::round(target_bytes)) +
         " to match");
   }
-  if (size_at(hi) <= target_bytes) {
-    finish(hi);
-    return Status::OK();
+  double best = hi;
+  if (size_at(hi) > target_bytes) {
+    best = LargestFitting(lo, hi, x.family == Family::kLevelDBBloom,
+                          target_bytes, size_at);
   }
-  // Invariant: size_at(lo) <= target < size_at(hi).
-  if (whole_bits) {
-    while (hi - lo > 1) {
-      const double mid = std::floor((lo + hi) / 2);
-      (size_at(mid) <= target_bytes ? lo : hi) = mid;
-    }
-    finish(lo);
-    return error.empty() ? Status::OK() : Status::InvalidArgument(error);
-  }
-  for (int i = 0; i < 40 && hi - lo > 1e-4; i++) {
-    const double mid = (lo + hi) / 2;
-    (size_at(mid) <= target_bytes ? lo : hi) = mid;
-  }
-  const double best = ShortestEqualSize(lo, min_bits, size_at);
-  finish(best);
-  return error.empty() ? Status::OK() : Status::InvalidArgument(error);
+  if (!error.empty()) return Status::InvalidArgument(error);
+  *out = x;
+  out->bits_per_key = best;
+  out->spec.bits_per_key = best;
+  return Status::OK();
+}
+
+Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
+                    double target_bytes, const FilterBytesFn& builtin_bytes,
+                    Policy* out) {
+  FilterTable one;
+  one.keys = keys_per_filter;
+  return SizeToMemory(x, std::vector<FilterTable>{one}, target_bytes,
+                      builtin_bytes, out);
 }
 
 }  // namespace compare

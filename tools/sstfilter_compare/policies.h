@@ -7,20 +7,24 @@
 //   <engine>  ::= "rocksdb" | "leveldb"
 //   <policy>  ::= "none"                       no filter
 //               | "rocksdb:bloom:" <bits>      RocksDB's built-in Bloom
-//               | "rocksdb:ribbon:" <bits>     RocksDB's Ribbon (Bloom-
-//                                              equivalent bits per key)
+//               | "rocksdb:ribbon:" <bits>     RocksDB's Ribbon as shipped
+//                                              (Bloom-equivalent bits per
+//                                              key; Bloom for flushes)
+//               | "rocksdb:ribbon_all:" <bits> RocksDB's Ribbon everywhere
+//                                              (bloom_before_level = -1)
 //               | "leveldb:bloom:" <int bits>  LevelDB's built-in Bloom
 //               | <sstfilter spec>             "blocked_bloom:10", "cuckoo:12"
-//   <family>  ::= "rocksdb:bloom" | "rocksdb:ribbon" | "leveldb:bloom"
-//               | <sstfilter kind>
+//   <family>  ::= "rocksdb:bloom" | "rocksdb:ribbon" | "rocksdb:ribbon_all"
+//               | "leveldb:bloom" | <sstfilter kind> [":by_level"]
 //
 // "X@Y" is family X at equal memory with policy Y: X's bits per key are
-// chosen, after Y is built and measured on the same engine, so that a
-// filter of X for the mean number of keys per filter of Y's database takes
-// at most the mean bytes of Y's filters. "cuckoo@rocksdb:bloom:10",
-// "rocksdb:bloom@cuckoo:12", "rocksdb:ribbon@blocked_bloom:10" (Ribbon is
-// sized by its builder for a compaction output; RocksDB builds Bloom at the
-// same bits per key for flushed L0 tables). Y is run too, before X, if the
+// chosen, after Y is built and measured on the same engine, so that X's
+// filters for the tables of Y's database (each table's level and keys, as
+// the engine reports them; LevelDB: the mean keys per filter) take at most
+// the bytes of Y's filters in all. "cuckoo@rocksdb:bloom:10",
+// "rocksdb:bloom@cuckoo:12", "rocksdb:ribbon@ribbon:10:by_level" (RocksDB
+// builds Bloom for flushed L0 tables and Ribbon below, and the sizing
+// counts each table with its own builder). Y is run too, before X, if the
 // list lacks it.
 //
 // Engine-specific policies run on their engine only; "none", sstfilter
@@ -50,7 +54,8 @@ enum class Family {
   kNone,
   kSstfilter,
   kRocksDBBloom,
-  kRocksDBRibbon,
+  kRocksDBRibbon,     // as shipped: Bloom for flushes, Ribbon below
+  kRocksDBRibbonAll,  // bloom_before_level = -1: Ribbon for every table
   kLevelDBBloom
 };
 
@@ -62,7 +67,8 @@ struct Policy {
 
   // "none", "rocksdb:bloom:10", "leveldb:bloom:10", "blocked_bloom:10", ...
   std::string ToString() const;
-  // The family without its size: "rocksdb:bloom", "cuckoo", "none".
+  // The family without its size: "rocksdb:bloom", "cuckoo", "none",
+  // "ribbon:by_level" (an sstfilter spec without its bits per key).
   std::string FamilyName() const;
   // Engines it can run on.
   unsigned engines() const;
@@ -99,17 +105,30 @@ struct PlannedRun {
 std::vector<PlannedRun> PlanRuns(const std::vector<PolicyRequest>& requests,
                                  EngineBit engine);
 
-// Bytes of one filter of `policy` holding `num_keys` distinct keys, as the
-// engine builds it. Returns "" or an error.
-using FilterBytesFn = std::function<std::string(
-    const Policy& policy, uint64_t num_keys, uint64_t* bytes)>;
+// One table's filter: the level the engine put the table in (RocksDB: 0
+// for flushed tables) and the keys it holds.
+struct FilterTable {
+  int level = 1;
+  uint64_t keys = 0;
+  uint64_t filter_bytes = 0;  // as measured (not used for sizing)
+};
 
-// Chooses the bits per key of family `x` (x.spec.kind and x.spec.seed for
-// sstfilter) whose filter for `keys_per_filter` keys takes at most
-// `target_bytes`, as large as possible; writes the policy to *out. An
-// sstfilter family is sized with its builder's FilterSize, others with
-// `builtin_bytes`. NotSupported if the kind has no builder in this build,
-// InvalidArgument if even the smallest filter of x is larger.
+// Bytes of one filter of `policy` holding `num_keys` distinct keys in a
+// table of `level`, as the engine builds it. Returns "" or an error.
+using FilterBytesFn = std::function<std::string(
+    const Policy& policy, int level, uint64_t num_keys, uint64_t* bytes)>;
+
+// Chooses the bits per key of family `x` (x.spec's kind and options for
+// sstfilter) whose filters for `tables` take at most `target_bytes` in all,
+// as large as possible; writes the policy to *out. An sstfilter family is
+// sized with its builder's FilterSize at the spec's bits (by_level's
+// per-level bits are not modelled), others with `builtin_bytes`.
+// NotSupported if the kind has no builder in this build, InvalidArgument if
+// even the smallest filters of x are larger or `tables` holds no keys.
+Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
+                    double target_bytes, const FilterBytesFn& builtin_bytes,
+                    Policy* out);
+// The same for one filter of `keys_per_filter` keys in a level-1 table.
 Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
                     double target_bytes, const FilterBytesFn& builtin_bytes,
                     Policy* out);

@@ -235,11 +235,43 @@ std::string LookupsText(const Report& report) {
   return out;
 }
 
+// The filter bits per key each level of a run's tree got, or "" if no run
+// reported its tables.
+std::string LevelsText(const Report& report) {
+  TextTable levels(
+      {"engine", "policy", "level", "files", "keys %", "filter bits/key"});
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped || r.build.tables.empty()) continue;
+    std::map<int, std::vector<const FilterTable*>> by_level;
+    uint64_t all = 0;
+    for (const FilterTable& t : r.build.tables) {
+      by_level[t.level].push_back(&t);
+      all += t.keys;
+    }
+    for (const auto& [level, tables] : by_level) {
+      uint64_t keys = 0, bytes = 0;
+      for (const FilterTable* t : tables) {
+        keys += t->keys;
+        bytes += t->filter_bytes;
+      }
+      levels.Add({r.engine, r.label, "L" + std::to_string(level),
+                  std::to_string(tables.size()),
+                  Printf("%.1f", all ? 100.0 * keys / all : 0.0),
+                  Printf("%.2f", keys ? 8.0 * bytes / keys : 0.0)});
+    }
+  }
+  if (levels.size() == 0) return "";
+  return "\nLevels (keys %: share of the tree's entries; filter bits/key: "
+         "filter bytes x 8 / entries of the level)\n" +
+         levels.Render();
+}
+
 // X@Y beside Y, or "" if no X@Y ran.
 std::string EqualMemoryText(const Report& report) {
   const uint64_t n = report.num_keys;
   TextTable pairs({"engine", "policy", "filter", "bits/key", "reference",
-                   "ref bits/key", "absent x", "neighbour x", "present x"});
+                   "ref bits/key", "bytes x", "absent x", "neighbour x",
+                   "present x"});
   for (const PolicyRun& r : report.runs) {
     if (r.skipped || !r.sized) continue;
     const PolicyRun* y = report.FindRun(r.engine, r.reference);
@@ -247,13 +279,19 @@ std::string EqualMemoryText(const Report& report) {
     pairs.Add({r.engine, r.label, r.policy.ToString(),
                Printf("%.2f", r.bits_per_key_disk(n)), y->label,
                Printf("%.2f", y->bits_per_key_disk(n)),
+               OrDash(y->build.filter_bytes == 0
+                          ? -1
+                          : static_cast<double>(r.build.filter_bytes) /
+                                static_cast<double>(y->build.filter_bytes),
+                      "%.4f"),
                OrDash(Ratio(r, *y, Phase::kAbsent), "%.3f"),
                OrDash(Ratio(r, *y, Phase::kNeighbour), "%.3f"),
                OrDash(Ratio(r, *y, Phase::kPresent), "%.3f")});
   }
   if (pairs.size() == 0) return "";
   return "\nEqual memory (X@Y: X's bits/key chosen so its filters take at "
-         "most Y's bytes; x: reads/op of X over those of Y)\n" +
+         "most Y's bytes; bytes x: X's filter bytes over Y's; x: reads/op "
+         "of X over those of Y)\n" +
          pairs.Render();
 }
 
@@ -288,6 +326,7 @@ std::string FormatText(const Report& report) {
       "spent building filters)\n";
   out += filters.Render();
 
+  out += LevelsText(report);
   out += LookupsText(report);
   out += EqualMemoryText(report);
 
@@ -367,6 +406,12 @@ std::string BuildJson(const PolicyRun& r, uint64_t n) {
   }
   std::vector<std::string> notes;
   for (const std::string& s : b.notes) notes.push_back(JsonString(s));
+  // Every table: [level, entries, filter bytes].
+  std::vector<std::string> tables;
+  for (const FilterTable& t : b.tables) {
+    tables.push_back("[" + std::to_string(t.level) + ", " + Num(t.keys) + ", " +
+                     Num(t.filter_bytes) + "]");
+  }
   JsonObject build(6);
   build.Raw("load_s", Num(b.load_seconds))
       .Raw("filter_build_s", Num(b.filter_build_seconds))
@@ -385,6 +430,7 @@ std::string BuildJson(const PolicyRun& r, uint64_t n) {
       .Raw("keys_per_filter", Num(r.keys_per_filter(n)))
       .Str("tree", Tree(b))
       .Raw("files_per_level", "[" + levels + "]")
+      .Raw("tables", JsonArray(tables, 6))
       .Raw("notes", JsonArray(notes, 6));
   return build.Render();
 }

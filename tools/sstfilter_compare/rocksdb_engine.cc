@@ -13,16 +13,31 @@
 // and statistics tickers (BLOOM_FILTER_USEFUL, BLOOM_FILTER_FULL_POSITIVE) are
 // kept beside for cross-checks.
 //
-// Filters. Every policy -- built-in or sstfilter -- is wrapped in the
-// harness's InstrumentedPolicy, which delegates everything and adds two
+// Filters. sstfilter policies get their level listener
+// (NewRocksDBLevelListener: by_level plans from the real tree). Every
+// policy -- built-in or sstfilter -- is wrapped in the harness's
+// InstrumentedPolicy, which delegates everything and adds two
 // measurements: the time spent in its builders' Finish (where filters are
 // built; AddKey only hashes) and every answer of its readers (CountProbes).
 //
-// Tree shape. Automatic compactions are off and the tree is built the same
-// way for every policy: keys are written in generations, largest first; each
-// generation is flushed and moved by CompactFiles to its level (L<levels>
-// .. L1, sizes in ratio 10:1 like a leveled LSM), and the last keys become
-// <l0_files> L0 files. Every policy thus gets the same files and levels.
+// Tree shape, fixed (the default). Automatic compactions are off and the
+// tree is built the same way for every policy: keys are written in
+// generations, largest first; each generation is flushed and moved by
+// CompactFiles to its level (L<levels> .. L1, sizes in ratio 10:1 like a
+// leveled LSM), and the last keys become <l0_files> L0 files. Every policy
+// thus gets the same files and levels.
+//
+// Tree shape, natural. RocksDB shapes the tree itself: the keys are Put in
+// the key space's (random) order with automatic compactions and
+// level_compaction_dynamic_level_bytes, sized by NaturalTree. The load is
+// paced so that the tree does not depend on thread timing: keys arrive in
+// chunks of 3/4 of a memtable, each flushed, and the next chunk waits until
+// no flush or compaction runs or is pending (RocksDB 7.8 has no
+// WaitForCompact: its properties are polled). RocksDB still chooses every
+// compaction. The database is reopened for the lookups with automatic
+// compactions off, so the tree stays as it settled. Filters count in file
+// sizes, so policies of different sizes may get slightly different trees;
+// each run reports its own.
 
 #include <fcntl.h>
 #include <rocksdb/convenience.h>
@@ -41,12 +56,14 @@
 #include <rocksdb/write_batch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -74,6 +91,10 @@ std::string MakePolicy(const Policy& p,
       // compaction output, as RocksDB recommends.
       out->reset(rocksdb::NewRibbonFilterPolicy(p.bits_per_key));
       return "";
+    case Family::kRocksDBRibbonAll:
+      // bloom_before_level = -1: Ribbon for flushes too.
+      out->reset(rocksdb::NewRibbonFilterPolicy(p.bits_per_key, -1));
+      return "";
     case Family::kSstfilter: {
       rocksdb::Status s = NewRocksDBFilterPolicy(p.spec.ToString(), out);
       return s.ok() ? "" : s.ToString();
@@ -93,10 +114,9 @@ std::string Err(const char* what, const rocksdb::Status& s) {
 
 class RocksDBEngine final : public Engine {
  public:
-  RocksDBEngine(bool direct_io, int levels, int l0_files)
+  RocksDBEngine(bool direct_io, const RocksDBTree& tree)
       : direct_io_(direct_io),
-        levels_(levels),
-        l0_files_(l0_files),
+        tree_(tree),
         fs_(std::make_shared<harness::CountingFileSystem>(
             rocksdb::FileSystem::Default())),
         env_(rocksdb::NewCompositeEnv(fs_)) {}
@@ -117,7 +137,7 @@ class RocksDBEngine final : public Engine {
                     const std::string& dir, const ProgressFn& progress,
                     BuildResult* out) override;
 
-  std::string BuiltinFilterBytes(const Policy& p, uint64_t n,
+  std::string BuiltinFilterBytes(const Policy& p, int level, uint64_t n,
                                  uint64_t* bytes) override;
 
   void ThreadBegin() override {
@@ -190,7 +210,15 @@ class RocksDBEngine final : public Engine {
     o.compression = rocksdb::kNoCompression;
     o.bottommost_compression = rocksdb::kDisableCompressionOption;
     o.disable_auto_compactions = true;
-    o.num_levels = levels_ + 1;
+    o.num_levels = tree_.levels + 1;
+    if (tree_.natural) {
+      o.disable_auto_compactions = false;
+      o.num_levels = rocksdb::Options().num_levels;  // RocksDB's 7
+      o.level_compaction_dynamic_level_bytes = true;
+      o.write_buffer_size = tree_.write_buffer_size;
+      o.max_bytes_for_level_base = tree_.max_bytes_for_level_base;
+      o.target_file_size_base = tree_.target_file_size_base;
+    }
     o.max_open_files = -1;  // open every table, index and filter at Open
     o.use_direct_reads = direct_io_;
     o.statistics = statistics_;
@@ -219,6 +247,10 @@ class RocksDBEngine final : public Engine {
   // top of this file.
   std::string Load(const KeySpace& keys, const rocksdb::Options& options,
                    const ProgressFn& progress);
+  // Natural tree: chunks of keys_per_flush keys, each flushed and settled.
+  std::string LoadNatural(const KeySpace& keys, const ProgressFn& progress);
+  // Waits until RocksDB has no flush or compaction running or pending.
+  std::string WaitForCompactions();
   std::string WriteAndFlush(const KeySpace& keys, uint64_t begin, uint64_t end,
                             const ProgressFn& progress);
   // Compacts every L0 file into `level`.
@@ -226,8 +258,7 @@ class RocksDBEngine final : public Engine {
   std::string Measure(BuildResult* out);
 
   const bool direct_io_;
-  const int levels_;
-  const int l0_files_;
+  const RocksDBTree tree_;
   const std::shared_ptr<rocksdb::FileSystem> fs_;
   const std::unique_ptr<rocksdb::Env> env_;
   std::shared_ptr<rocksdb::Statistics> statistics_;
@@ -253,13 +284,22 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   }
   statistics_ = rocksdb::CreateDBStatistics();
   rocksdb::Options options = MakeOptions(instrumented);
+  if (policy.family == Family::kSstfilter) {
+    // by_level learns the tree's real runs from the listener (the policy
+    // itself, not its instrumented wrapper); others ignore it.
+    std::shared_ptr<rocksdb::EventListener> listener;
+    rocksdb::Status ls = NewRocksDBLevelListener(inner, &listener);
+    if (!ls.ok()) return Err("NewRocksDBLevelListener", ls);
+    options.listeners.push_back(listener);
+  }
 
   const Clock::time_point start = Clock::now();
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(options, dir, &raw);
   if (!s.ok()) return Err("Open", s);
   db_.reset(raw);
-  err = Load(keys, options, progress);
+  err = tree_.natural ? LoadNatural(keys, progress)
+                      : Load(keys, options, progress);
   if (!err.empty()) return err;
   out->load_seconds = SecondsSince(start);
   out->filter_build_seconds = calls_->build_seconds();
@@ -273,6 +313,7 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   if (!err.empty()) return err;
   options.error_if_exists = false;
   options.create_if_missing = false;
+  options.disable_auto_compactions = true;  // the tree stays as measured
   s = rocksdb::DB::Open(options, dir, &raw);
   if (!s.ok()) return Err("reopen", s);
   db_.reset(raw);
@@ -287,12 +328,16 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
 std::string RocksDBEngine::Load(const KeySpace& keys,
                                 const rocksdb::Options& options,
                                 const ProgressFn& progress) {
-  // Generation sizes: level j of levels_ weighs 10^(j-1); L0 weighs 1 in
-  // all, split into l0_files_ files.
+  // Generation sizes: level j of tree_.levels weighs 10^(j-1); L0 weighs 1
+  // in all, split into tree_.l0_files files.
   const uint64_t n = keys.num_keys();
   std::vector<double> weights;  // in write order: deepest level first
-  for (int j = levels_; j >= 1; j--) weights.push_back(std::pow(10.0, j - 1));
-  for (int f = 0; f < l0_files_; f++) weights.push_back(1.0 / l0_files_);
+  for (int j = tree_.levels; j >= 1; j--) {
+    weights.push_back(std::pow(10.0, j - 1));
+  }
+  for (int f = 0; f < tree_.l0_files; f++) {
+    weights.push_back(1.0 / tree_.l0_files);
+  }
   double total_weight = 0;
   for (double w : weights) total_weight += w;
 
@@ -308,7 +353,7 @@ std::string RocksDBEngine::Load(const KeySpace& keys,
     std::string err = WriteAndFlush(keys, next, end, progress);
     if (!err.empty()) return err;
     next = end;
-    const int level = levels_ - static_cast<int>(g);
+    const int level = tree_.levels - static_cast<int>(g);
     if (level >= 1) {
       err = MoveL0To(level, options);
       if (!err.empty()) return err;
@@ -354,6 +399,50 @@ std::string RocksDBEngine::MoveL0To(int level,
   return s.ok() ? "" : Err("CompactFiles", s);
 }
 
+std::string RocksDBEngine::LoadNatural(const KeySpace& keys,
+                                       const ProgressFn& progress) {
+  const uint64_t n = keys.num_keys();
+  for (uint64_t begin = 0; begin < n; begin += tree_.keys_per_flush) {
+    const uint64_t end = std::min(n, begin + tree_.keys_per_flush);
+    std::string err = WriteAndFlush(keys, begin, end, progress);
+    if (err.empty()) err = WaitForCompactions();
+    if (!err.empty()) return err;
+  }
+  return "";
+}
+
+std::string RocksDBEngine::WaitForCompactions() {
+  // Settled: every property 0 at several polls in a row (a finished
+  // compaction may schedule the next one a moment later).
+  const char* const kBusy[] = {
+      "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending",
+      "rocksdb.num-running-compactions", "rocksdb.compaction-pending"};
+  constexpr int kQuietPolls = 3;
+  constexpr auto kPoll = std::chrono::milliseconds(1);
+  int quiet = 0;
+  while (quiet < kQuietPolls) {
+    // A failed flush or compaction would leave work pending for ever.
+    uint64_t errors = 0;
+    if (db_->GetIntProperty("rocksdb.background-errors", &errors) &&
+        errors != 0) {
+      return "rocksdb: " + std::to_string(errors) +
+             " background errors (a flush or compaction failed; see the "
+             "database's LOG)";
+    }
+    bool busy = false;
+    for (const char* property : kBusy) {
+      uint64_t v = 0;
+      if (!db_->GetIntProperty(property, &v)) {
+        return std::string("rocksdb property ") + property + " unavailable";
+      }
+      busy = busy || v != 0;
+    }
+    quiet = busy ? 0 : quiet + 1;
+    std::this_thread::sleep_for(kPoll);
+  }
+  return "";
+}
+
 std::string RocksDBEngine::Measure(BuildResult* out) {
   rocksdb::TablePropertiesCollection props;
   rocksdb::Status s = db_->GetPropertiesOfAllTables(&props);
@@ -370,13 +459,22 @@ std::string RocksDBEngine::Measure(BuildResult* out) {
     out->files_per_level.push_back(static_cast<int>(level.files.size()));
     for (const rocksdb::SstFileMetaData& f : level.files) {
       out->table_bytes += f.size;
+      auto p = props.find(f.db_path + f.name);
+      if (p == props.end()) {
+        return "no table properties for " + f.db_path + f.name;
+      }
+      FilterTable t;
+      t.level = level.level;
+      t.keys = p->second->num_entries;
+      t.filter_bytes = p->second->filter_size;
+      out->tables.push_back(t);
     }
   }
   return "";
 }
 
-std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, uint64_t n,
-                                              uint64_t* bytes) {
+std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, int level,
+                                              uint64_t n, uint64_t* bytes) {
   std::shared_ptr<const rocksdb::FilterPolicy> policy;
   std::string err = MakePolicy(p, &policy);
   if (!err.empty()) return err;
@@ -385,7 +483,9 @@ std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, uint64_t n,
   t.filter_policy = policy;
   rocksdb::FilterBuildingContext context(t);
   context.compaction_style = rocksdb::kCompactionStyleLevel;
-  context.level_at_creation = 1;
+  context.level_at_creation = level;
+  context.reason = level == 0 ? rocksdb::TableFileCreationReason::kFlush
+                              : rocksdb::TableFileCreationReason::kCompaction;
   std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
       policy->GetBuilderWithContext(context));
   if (!builder) return "no filter builder";
@@ -402,9 +502,32 @@ std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, uint64_t n,
 
 }  // namespace
 
-std::unique_ptr<Engine> NewRocksDBEngine(bool direct_io, int levels,
-                                         int l0_files) {
-  return std::make_unique<RocksDBEngine>(direct_io, levels, l0_files);
+RocksDBTree NaturalTree(uint64_t num_keys, int key_size, int value_size,
+                        int levels) {
+  // RocksDB stores 8 bytes of sequence number and type with every key.
+  const double data = static_cast<double>(num_keys) *
+                      static_cast<double>(key_size + value_size + 8);
+  const double base = data / std::pow(10.0, levels - 1);
+  RocksDBTree t;
+  t.natural = true;
+  t.levels = levels;
+  t.l0_files = 0;
+  // RocksDB's smallest memtable is 64 KiB.
+  t.write_buffer_size =
+      std::max<uint64_t>(64 << 10, static_cast<uint64_t>(base / 4));
+  t.max_bytes_for_level_base =
+      std::max<uint64_t>(t.write_buffer_size, static_cast<uint64_t>(base));
+  t.target_file_size_base = t.write_buffer_size;
+  // 3/4 of a memtable, so that only the explicit flushes flush; a memtable
+  // entry takes ~32 bytes more than its data (skiplist node, lengths).
+  const uint64_t entry = static_cast<uint64_t>(key_size + value_size + 8 + 32);
+  t.keys_per_flush = std::max<uint64_t>(1, t.write_buffer_size * 3 / 4 / entry);
+  return t;
+}
+
+std::unique_ptr<Engine> NewRocksDBEngine(bool direct_io,
+                                         const RocksDBTree& tree) {
+  return std::make_unique<RocksDBEngine>(direct_io, tree);
 }
 
 }  // namespace compare

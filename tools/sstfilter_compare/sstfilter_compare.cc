@@ -90,9 +90,14 @@ DEFINE_string(phases, "present,absent,neighbour,multiget",
 DEFINE_int32(batch, 32, "Keys per MultiGet call.");
 DEFINE_double(multiget_present, 0.5,
               "Fraction of present keys in MultiGet batches.");
+DEFINE_string(tree, "fixed",
+              "RocksDB tree: fixed (the same files and levels for every "
+              "policy, built with CompactFiles) or natural (RocksDB's own "
+              "automatic compactions with dynamic level sizes, settled).");
 DEFINE_int32(levels, 3,
-             "RocksDB: levels below L0 that the tree is built into.");
-DEFINE_int32(l0_files, 2, "RocksDB: L0 files on top of the levels.");
+             "RocksDB: levels below L0 that the fixed tree is built into, or "
+             "that the natural tree is sized for.");
+DEFINE_int32(l0_files, 2, "RocksDB: L0 files on top of the fixed tree.");
 DEFINE_bool(direct_io, true,
             "RocksDB: read tables with O_DIRECT if the file system allows "
             "(LevelDB has no direct I/O).");
@@ -194,6 +199,7 @@ struct Flags {
   std::vector<Phase> phases;
   std::vector<PolicyRequest> policies;
   std::vector<std::string> baselines;
+  RocksDBTree tree;
   std::string png_terminal;
 };
 
@@ -290,6 +296,19 @@ Problem CheckRanges() {
   return "";
 }
 
+Problem CheckTree(Flags* f) {
+  if (FLAGS_tree != "fixed" && FLAGS_tree != "natural") {
+    return "--tree: unknown tree \"" + FLAGS_tree + "\" (fixed, natural)";
+  }
+  f->tree.levels = FLAGS_levels;
+  f->tree.l0_files = FLAGS_l0_files;
+  if (FLAGS_tree == "natural") {
+    f->tree =
+        NaturalTree(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_levels);
+  }
+  return "";
+}
+
 Problem CheckOutput(Flags* f) {
   if (!FLAGS_out.empty()) {
     std::error_code ec;
@@ -318,6 +337,7 @@ Problem CheckFlags(Flags* f) {
     if (!p.empty()) return p;
   }
   Problem p = CheckRanges();
+  if (p.empty()) p = CheckTree(f);
   return p.empty() ? CheckOutput(f) : p;
 }
 
@@ -388,9 +408,9 @@ std::string Prepare(Setup* setup, Report* report) {
   }
   const bool direct = FLAGS_direct_io && DirectIoWorks(setup->base);
   for (EngineBit e : setup->flags.engine_order) {
-    setup->engines.push_back(
-        e == kRocksDB ? NewRocksDBEngine(direct, FLAGS_levels, FLAGS_l0_files)
-                      : NewLevelDBEngine());
+    setup->engines.push_back(e == kRocksDB
+                                 ? NewRocksDBEngine(direct, setup->flags.tree)
+                                 : NewLevelDBEngine());
     const Engine& engine = *setup->engines.back();
     report->engines.push_back(
         {engine.name(), engine.version(), engine.io_mode()});
@@ -398,6 +418,30 @@ std::string Prepare(Setup* setup, Report* report) {
   report->num_keys = FLAGS_num;
   report->baselines = setup->flags.baselines;
   return "";
+}
+
+// How the RocksDB tree is built, for the header.
+std::string RocksDBTreeText(const Flags& f) {
+  const RocksDBTree& t = f.tree;
+  if (!t.natural) {
+    return "auto compactions off; keys written in generations flushed and "
+           "moved by CompactFiles to L" +
+           std::to_string(t.levels) + " .. L1 (sizes 10:1 per level), then " +
+           std::to_string(t.l0_files) +
+           " L0 files; 4 KiB blocks; index and filters held by the table "
+           "readers";
+  }
+  return "natural: keys Put in random order in chunks of " +
+         std::to_string(t.keys_per_flush) +
+         ", each flushed and its automatic compactions settled before the "
+         "next; level_compaction_dynamic_level_bytes=true, write_buffer_size " +
+         std::to_string(t.write_buffer_size) + ", max_bytes_for_level_base " +
+         std::to_string(t.max_bytes_for_level_base) +
+         ", target_file_size_base " + std::to_string(t.target_file_size_base) +
+         " (sized for " + std::to_string(t.levels) +
+         " levels below L0), other options RocksDB's defaults; reopened with "
+         "automatic compactions off; 4 KiB blocks; index and filters held by "
+         "the table readers";
 }
 
 // The header of the results: versions, the command, keys, lookups, trees.
@@ -433,15 +477,7 @@ void DescribeSetup(const Setup& setup, const std::string& command,
       {"cpus", std::to_string(std::thread::hardware_concurrency())},
   };
   if (setup.flags.engines & kRocksDB) {
-    report->header.push_back(
-        {"rocksdb tree",
-         "auto compactions off; keys written in generations flushed and moved "
-         "by CompactFiles to L" +
-             std::to_string(FLAGS_levels) +
-             " .. L1 (sizes 10:1 per level), then " +
-             std::to_string(FLAGS_l0_files) +
-             " L0 files; 4 KiB blocks; "
-             "index and filters held by the table readers"});
+    report->header.push_back({"rocksdb tree", RocksDBTreeText(setup.flags)});
   }
   if (setup.flags.engines & kLevelDB) {
     report->header.push_back(
@@ -536,19 +572,28 @@ std::string PolicyRunner::SizeToReference(Engine* engine, PolicyRun* run) {
   if (y->build.num_filters == 0) {
     return "its reference " + run->reference + " built no filters";
   }
-  const uint64_t per_filter =
-      static_cast<uint64_t>(std::llround(y->keys_per_filter(FLAGS_num)));
-  const double target = static_cast<double>(y->build.filter_bytes) /
-                        static_cast<double>(y->build.num_filters);
+  // RocksDB reports every table (level and keys): X's filters for them
+  // must total Y's bytes. LevelDB: one filter of the mean keys per filter.
+  std::vector<FilterTable> tables = y->build.tables;
+  double target = static_cast<double>(y->build.filter_bytes);
+  std::string what = FormatBytes(target) + " filter bytes of " +
+                     std::to_string(tables.size()) + " tables";
+  if (tables.empty()) {
+    FilterTable mean;
+    mean.keys = std::max<uint64_t>(
+        1, static_cast<uint64_t>(std::llround(y->keys_per_filter(FLAGS_num))));
+    tables.push_back(mean);
+    target /= static_cast<double>(y->build.num_filters);
+    what = FormatBytes(target) + " bytes per filter of " +
+           std::to_string(mean.keys) + " keys";
+  }
   Policy sized;
   Status s = SizeToMemory(
-      run->policy, std::max<uint64_t>(1, per_filter), target,
-      [engine](const Policy& q, uint64_t n, uint64_t* bytes) {
-        return engine->BuiltinFilterBytes(q, n, bytes);
+      run->policy, tables, target,
+      [engine](const Policy& q, int level, uint64_t n, uint64_t* bytes) {
+        return engine->BuiltinFilterBytes(q, level, n, bytes);
       },
       &sized);
-  const std::string what = FormatBytes(target) + " bytes per filter of " +
-                           std::to_string(per_filter) + " keys";
   if (!s.ok()) {
     return "cannot match " + run->reference + " (" + what +
            "): " + s.ToString();
