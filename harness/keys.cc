@@ -14,11 +14,12 @@ KeySpace KeySpace::Decimal(std::string prefix, int digits, std::string tail) {
 }
 
 KeySpace KeySpace::Hashed(uint64_t seed, std::string tail) {
-  return KeySpace("", 0, Mix64(seed ^ 0x5eed5eed5eed5eedULL), std::move(tail));
+  return KeySpace("", 0, SplitMix64Finalizer(seed ^ 0x5eed5eed5eed5eedULL),
+                  std::move(tail));
 }
 
 uint64_t KeySpace::Number(uint64_t i) const {
-  return digits_ > 0 ? i : Mix64(i + offset_);
+  return digits_ > 0 ? i : SplitMix64Finalizer(i + offset_);
 }
 
 void KeySpace::Key(uint64_t i, std::string* out) const {

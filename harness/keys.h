@@ -26,7 +26,9 @@ namespace sstfilter {
 namespace harness {
 
 // SplitMix64's finalizer: a bijection of 64-bit integers that mixes well.
-inline uint64_t Mix64(uint64_t x) {
+// (Not policy/primitives.h's internal::Mix64, the MurmurHash3 finalizer
+// that filters use.)
+inline uint64_t SplitMix64Finalizer(uint64_t x) {
   x ^= x >> 30;
   x *= 0xbf58476d1ce4e5b9ULL;
   x ^= x >> 27;
@@ -34,6 +36,9 @@ inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 31;
   return x;
 }
+// The old name, still used by tools/sstfilter_compare; to be removed once
+// it says SplitMix64Finalizer.
+inline uint64_t Mix64(uint64_t x) { return SplitMix64Finalizer(x); }
 
 // A small, fast, seedable generator (SplitMix64) for choosing keys.
 class Random64 {
@@ -41,7 +46,7 @@ class Random64 {
   explicit Random64(uint64_t seed) : state_(seed) {}
   uint64_t Next() {
     state_ += 0x9e3779b97f4a7c15ULL;
-    return Mix64(state_);
+    return SplitMix64Finalizer(state_);
   }
   // Uniform in [0, n) by multiply-shift. REQUIRES: n > 0.
   uint64_t Uniform(uint64_t n) {
@@ -62,8 +67,9 @@ class KeySpace {
   // Key i is prefix + i in `digits` zero-padded decimal digits (more if i
   // needs them) + tail.
   static KeySpace Decimal(std::string prefix, int digits, std::string tail);
-  // Key i is the 8 big-endian bytes of Mix64(i + an offset chosen by
-  // `seed`) + tail: a bijection, so distinct numbers give distinct keys.
+  // Key i is the 8 big-endian bytes of SplitMix64Finalizer(i + an offset
+  // chosen by `seed`) + tail: a bijection, so distinct numbers give distinct
+  // keys.
   static KeySpace Hashed(uint64_t seed, std::string tail);
 
   void Key(uint64_t i, std::string* out) const;
@@ -81,7 +87,8 @@ class KeySpace {
         digits_(digits),
         offset_(offset),
         tail_(std::move(tail)) {}
-  // The number key i is made of: i (decimal) or Mix64(i + offset_).
+  // The number key i is made of: i (decimal) or
+  // SplitMix64Finalizer(i + offset_).
   uint64_t Number(uint64_t i) const;
 
   std::string prefix_;

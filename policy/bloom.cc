@@ -70,6 +70,26 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   return plan;
 }
 
+FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
+                             const FilterSpec& spec) {
+  FilterSpec s;
+  s.kind = kind;
+  s.bits_per_key = (8.0 * static_cast<double>(bytes) - 0.5) / n;
+  s.seed = spec.seed;
+  s.keyed = spec.keyed;
+  s.salt = spec.salt;
+  return s;
+}
+
+FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, const FilterSpec& spec) {
+  if (bytes < kMinBlockedPayload) {
+    return BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec);
+  }
+  return BloomSpecForBytes(FilterKind::kBlockedBloom,
+                           bytes - bytes % BlockedBloomImpl::kBlockBytes, n,
+                           spec);
+}
+
 namespace {
 
 // Each insertion writes to random places; in a filter larger than the

@@ -31,6 +31,21 @@ inline double StandardBloomOptimumBits(double fpr) {
   return -std::log(fpr) / (ln2 * ln2);
 }
 
+// The spec of `kind` (bloom or blocked_bloom) for n > 0 keys, hashed as
+// `spec` (seed, keyed, salt), whose standard Bloom payload is exactly
+// `bytes` bytes: n b = 8 bytes - 1/2, so ceil(n b) = 8 bytes bits. As
+// blocked_bloom, PlanBloomFamily rounds that up to whole 64-byte blocks
+// (within MaxFilterBytes), or writes a standard Bloom filter below
+// kMinBlockedPayload.
+FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
+                             const FilterSpec& spec);
+
+// The most accurate Bloom-family spec whose PlanBloomFamily payload for
+// n > 0 keys is at most `bytes`, hashed as `spec`: blocked Bloom from
+// kMinBlockedPayload bytes on (rounded down to whole 64-byte blocks),
+// standard Bloom below.
+FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, const FilterSpec& spec);
+
 // Appends a Bloom-family filter (kind per PlanBloomFamily) for `hashes`.
 void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
                              std::string* dst);

@@ -35,19 +35,6 @@ size_t TotalSize(const KindPlan& plan, const FilterSpec& spec) {
   return plan.payload_bytes + TrailerSize(t);
 }
 
-// The spec whose PlanBloomFamily writes a standard Bloom payload of exactly
-// `bytes` bytes for n keys: ceil(n b) = 8 bytes, hashed as `spec`.
-FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
-                             const FilterSpec& spec) {
-  FilterSpec s;
-  s.kind = kind;
-  s.bits_per_key = (8.0 * static_cast<double>(bytes) - 0.5) / n;
-  s.seed = spec.seed;
-  s.keyed = spec.keyed;
-  s.salt = spec.salt;
-  return s;
-}
-
 // Inserts every hash into the zeroed table of `buckets` buckets (and
 // kCuckooSlack bytes of slack) at `data`, with `salt`; false as soon as
 // one insertion runs out of kicks.

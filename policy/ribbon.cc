@@ -36,23 +36,6 @@ uint64_t BudgetBits(const FilterSpec& spec, uint64_t n) {
       std::floor(static_cast<double>(n) * spec.bits_per_key));
 }
 
-// A Bloom spec whose PlanBloomFamily payload is at most `bytes` for n keys
-// (blocked Bloom rounds down to whole 64-byte blocks), hashed as `spec`.
-FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, const FilterSpec& spec) {
-  FilterSpec s;
-  s.seed = spec.seed;
-  s.keyed = spec.keyed;
-  s.salt = spec.salt;
-  if (bytes >= kMinBlockedPayload) {
-    s.kind = FilterKind::kBlockedBloom;
-    bytes -= bytes % 64;
-  } else {
-    s.kind = FilterKind::kBloom;
-  }
-  s.bits_per_key = (8.0 * static_cast<double>(bytes) - 0.5) / n;
-  return s;
-}
-
 double BandedFpr(uint64_t num_blocks, uint32_t r, uint64_t k) {
   // A key checks cols(b) columns for b uniform in [0, num_blocks - 2]:
   // r + 1 for the k - 1 values b >= num_blocks - k.

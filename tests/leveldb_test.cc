@@ -175,27 +175,29 @@ TEST(LevelDBPolicyTest, BadSpecIsAnErrorNamingTheProblem) {
   }
 }
 
-// Until a kind's builder exists (cuckoo, while it is being written), the
-// policy says so; once it exists, the policy works. Either way the policy
-// mirrors the core.
+// Every kind with a builder makes a policy; a kind without one (empty, the
+// mutable forms) does not parse, and the policy says so.
 TEST(LevelDBPolicyTest, KindWithoutBuilderIsAnErrorOtherwiseWorks) {
-  for (const char* spec : {"bloom:10", "blocked_bloom:10", "cuckoo:12"}) {
+  for (const char* spec :
+       {"bloom:12", "blocked_bloom:12", "cuckoo:12", "ribbon:12"}) {
     SCOPED_TRACE(spec);
-    std::unique_ptr<FilterBuilder> b;
-    const Status core = NewFilterBuilder(test::MustParse(spec), &b);
     PolicyPtr p;
     const leveldb::Status s = NewLevelDBFilterPolicy(spec, &p);
-    if (core.ok()) {
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      ASSERT_NE(p, nullptr);
-    } else {
-      EXPECT_EQ(core.code(), Status::Code::kNotSupported);
-      EXPECT_TRUE(s.IsNotSupportedError()) << s.ToString();
-      EXPECT_EQ(p, nullptr);
-      EXPECT_NE(s.ToString().find(spec), std::string::npos) << s.ToString();
-      EXPECT_NE(s.ToString().find(core.message()), std::string::npos)
-          << s.ToString();
-    }
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_NE(p, nullptr);
+  }
+  for (const char* spec :
+       {"empty:12", "counting_bloom:12", "dynamic_cuckoo:12"}) {
+    SCOPED_TRACE(spec);
+    PolicyPtr p;
+    const leveldb::Status s = NewLevelDBFilterPolicy(spec, &p);
+    EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+    EXPECT_EQ(p, nullptr);
+    EXPECT_NE(s.ToString().find(std::string("\"") + spec + "\""),
+              std::string::npos)
+        << s.ToString();
+    EXPECT_NE(s.ToString().find("unknown filter kind"), std::string::npos)
+        << s.ToString();
   }
 }
 

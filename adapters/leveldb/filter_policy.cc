@@ -93,17 +93,11 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
   mutable std::atomic<FilterBuilder*> spare_;
 };
 
+// Every error of NewLevelDBFilterPolicy is an InvalidArgument: a bad spec,
+// or a keyed spec without its secret.
 leveldb::Status ToLevelDB(const Status& s, const std::string& spec) {
-  if (s.ok()) return leveldb::Status::OK();
-  const std::string context = "sstfilter LevelDB policy \"" + spec + "\"";
-  switch (s.code()) {
-    case Status::Code::kNotSupported:
-      return leveldb::Status::NotSupported(context, s.message());
-    case Status::Code::kCorruption:
-      return leveldb::Status::Corruption(context, s.message());
-    default:
-      return leveldb::Status::InvalidArgument(context, s.message());
-  }
+  return leveldb::Status::InvalidArgument(
+      "sstfilter LevelDB policy \"" + spec + "\"", s.message());
 }
 
 }  // namespace

@@ -229,18 +229,15 @@ class Policy final : public rocksdb::FilterPolicy {
   mutable internal::LevelSizer sizer_;
 };
 
+// Every error of NewPolicy is an InvalidArgument: a bad spec, or a keyed
+// spec without its secret.
 rocksdb::Status ToRocksDB(const Status& s, const std::string& spec) {
-  if (s.ok()) return rocksdb::Status::OK();
   std::string msg = s.message();
   // ParseFilterSpec quotes the spec itself; other errors get it here.
   if (msg.find('"' + spec + '"') == std::string::npos) {
     msg = "filter spec \"" + spec + "\": " + msg;
   }
-  msg = "sstfilter: " + msg;
-  if (s.code() == Status::Code::kNotSupported) {
-    return rocksdb::Status::NotSupported(msg);
-  }
-  return rocksdb::Status::InvalidArgument(msg);
+  return rocksdb::Status::InvalidArgument("sstfilter: " + msg);
 }
 
 // The secret of a keyed spec given none through the API: the file named
@@ -272,10 +269,8 @@ rocksdb::Status NewPolicy(const std::string& text,
   if (s.ok() && spec.keyed && secret == nullptr) {
     s = SecretFromEnvironment(&secret);
   }
-  // A kind may parse yet have no builder in this build: fail now, loudly,
-  // rather than write SSTs without filters later.
-  std::unique_ptr<FilterBuilder> probe;
-  if (s.ok()) s = NewFilterBuilder(spec, &probe, secret.get());
+  // A parsed spec is valid, and a keyed one now has its secret: nothing
+  // else makes NewFilterBuilder fail, so builders can be made later.
   if (!s.ok()) return ToRocksDB(s, text);
   *out = std::make_unique<Policy>(spec, std::move(secret));
   return rocksdb::Status::OK();

@@ -66,7 +66,7 @@ extern "C" {
 typedef enum sstfilter_code {
   SSTFILTER_OK = 0,
   SSTFILTER_INVALID_ARGUMENT = 1, /* bad spec, size, kind or NULL handle */
-  SSTFILTER_NOT_SUPPORTED = 2,    /* a valid request this build cannot do */
+  SSTFILTER_NOT_SUPPORTED = 2,    /* reserved: no call returns it */
   SSTFILTER_CORRUPTION = 3,       /* bytes that cannot be deserialized */
   SSTFILTER_OUT_OF_MEMORY = 4,
   SSTFILTER_INTERNAL = 5, /* an unexpected failure; the message says what */

@@ -46,9 +46,9 @@ namespace sstfilter {
 // "sstfilter." prefix; grammar in sstfilter/spec.h) and reads filters of
 // every sstfilter kind.
 //
-// On success *out holds the policy. On error *out is unchanged and the
-// Status (InvalidArgument for a bad spec, NotSupported for a kind this build
-// cannot make) quotes the spec and names the problem.
+// On success *out holds the policy. On error (a bad spec, or a keyed one
+// without its secret) *out is unchanged and the Status, an InvalidArgument,
+// quotes the spec and names the problem.
 //
 // The policy is thread-safe: LevelDB may call it from many threads and many
 // DBs at once. CreateFilter appends to its dst and reuses one builder across

@@ -59,9 +59,9 @@ inline constexpr auto& kRocksDBIdPrefix = kPolicyPrefix;
 
 // Makes the filter policy for `spec` (sstfilter/spec.h grammar, with or
 // without the "sstfilter." prefix: "bloom:10", "sstfilter.cuckoo:12"). On
-// success *out holds the policy; on error *out is unchanged and the Status
-// (InvalidArgument for a malformed spec, NotSupported for a kind this build
-// cannot construct) quotes the spec and names the problem.
+// success *out holds the policy; on error (a malformed spec, or a keyed one
+// without its secret, below) *out is unchanged and the Status, an
+// InvalidArgument, quotes the spec and names the problem.
 //
 // The policy is immutable and thread-safe. Its builders take keys in any
 // order, repeated or empty; its readers never allocate per query.

@@ -100,7 +100,9 @@ struct FilterSpec {
 double MinBitsPerKey(FilterKind kind);
 double MaxBitsPerKey(FilterKind kind);
 
-// Parses `text` (grammar above) into *spec. On error *spec is unchanged.
+// Parses `text` (grammar above) into *spec, which then passes Validate(),
+// so NewFilterBuilder makes its builder (given a secret if it is keyed).
+// On error *spec is unchanged.
 Status ParseFilterSpec(std::string_view text, FilterSpec* spec);
 
 }  // namespace sstfilter
