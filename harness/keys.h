@@ -36,9 +36,6 @@ inline uint64_t SplitMix64Finalizer(uint64_t x) {
   x ^= x >> 31;
   return x;
 }
-// The old name, still used by tools/sstfilter_compare; to be removed once
-// it says SplitMix64Finalizer.
-inline uint64_t Mix64(uint64_t x) { return SplitMix64Finalizer(x); }
 
 // A small, fast, seedable generator (SplitMix64) for choosing keys.
 class Random64 {

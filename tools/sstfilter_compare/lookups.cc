@@ -124,9 +124,10 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
                Clock::time_point deadline, Shared* shared, ThreadResult* out) {
   ThreadCounters() = &out->io;
   engine->ThreadBegin();
-  Random64 rng(Mix64(options.seed ^ (static_cast<uint64_t>(phase) + 1) *
-                                        0x9e3779b97f4a7c15ULL) +
-               static_cast<uint64_t>(thread));
+  Random64 rng(
+      SplitMix64Finalizer(options.seed ^ (static_cast<uint64_t>(phase) + 1) *
+                                             0x9e3779b97f4a7c15ULL) +
+      static_cast<uint64_t>(thread));
   const size_t batch =
       phase == Phase::kMultiGet ? static_cast<size_t>(options.batch) : 1;
   std::vector<std::string> batch_keys(batch);

@@ -2,13 +2,14 @@
 //
 // The keys and values of a comparison, and the lookup phases run on them.
 //
-// Key number i is 8 bytes, big-endian, of Mix64(i + seed) -- a bijection,
-// so distinct numbers give distinct keys -- followed by key_size - 8 pad
-// bytes '0' (as db_bench pads). Numbers [0, num_keys) are loaded; numbers
-// from num_keys on are the random absent keys. The neighbour of present key
-// i is key i with its last (pad) byte changed: absent, since every loaded
-// key ends in '0', and as close to a present key as a key can be (db_bench
-// readmissing). Values are value_size pseudo-random bytes of the key number.
+// Key number i is 8 bytes, big-endian, of SplitMix64Finalizer(i + seed) --
+// a bijection, so distinct numbers give distinct keys -- followed by
+// key_size - 8 pad bytes '0' (as db_bench pads). Numbers [0, num_keys) are
+// loaded; numbers from num_keys on are the random absent keys. The
+// neighbour of present key i is key i with its last (pad) byte changed:
+// absent, since every loaded key ends in '0', and as close to a present key
+// as a key can be (db_bench readmissing). Values are value_size
+// pseudo-random bytes of the key number.
 
 #ifndef SSTFILTER_TOOLS_COMPARE_WORKLOAD_H_
 #define SSTFILTER_TOOLS_COMPARE_WORKLOAD_H_
@@ -25,8 +26,8 @@ namespace compare {
 
 // The harness's generator, counters and random numbers, by their names here.
 using harness::IoCounters;
-using harness::Mix64;
 using harness::Random64;
+using harness::SplitMix64Finalizer;
 using harness::ThreadCounters;
 
 // Every key size must leave at least one pad byte for neighbours.
