@@ -81,14 +81,16 @@ Status CheckSecret(const internal::Trailer& t, const FilterSecret* secret,
 Status ParseMutable(std::string_view bytes, FilterKind kind, const char* what,
                     const FilterSecret* secret, internal::Trailer* t) {
   const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  const Status corrupt = Status::Corruption(
-      std::string(what) + ": not a well-formed sstfilter filter (" +
-      std::to_string(bytes.size()) + " bytes)");
-  if (!internal::ParseTrailer(data, bytes.size(), t)) return corrupt;
+  const auto corrupt = [&] {
+    return Status::Corruption(std::string(what) +
+                              ": not a well-formed sstfilter filter (" +
+                              std::to_string(bytes.size()) + " bytes)");
+  };
+  if (!internal::ParseTrailer(data, bytes.size(), t)) return corrupt();
   Status s = CheckSecret(*t, secret, what);
   if (!s.ok()) return s;
   const FilterReader r = FilterReader::Open(bytes, secret);
-  if (!r.valid()) return corrupt;
+  if (!r.valid()) return corrupt();
   if (r.kind() != kind && r.kind() != FilterKind::kEmpty) {
     return Status::Corruption(std::string(what) + ": the bytes hold a " +
                               FilterKindName(r.kind()) + " filter, not " +
