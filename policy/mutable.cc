@@ -99,12 +99,6 @@ Status ParseMutable(std::string_view bytes, FilterKind kind, const char* what,
   return Status::OK();
 }
 
-// The hash of every key of a mutable filter (HashKey).
-uint64_t MutableHash(std::string_view key, uint64_t seed,
-                     const FilterSecret* secret) {
-  return secret != nullptr ? secret->Hash(key, seed) : Hash64(key, seed);
-}
-
 void AppendMutable(FilterKind kind, const uint8_t* payload, uint64_t size,
                    uint64_t seed, const FilterSecret* secret,
                    const uint8_t* params, size_t params_size,
@@ -182,7 +176,7 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
 }
 
 uint64_t DynamicCuckooFilter::HashKey(std::string_view key) const {
-  return MutableHash(key, seed_, secret_);
+  return internal::FilterHash(key, seed_, secret_);
 }
 
 bool DynamicCuckooFilter::InsertHash(uint64_t hash) {
@@ -312,7 +306,7 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
 }
 
 uint64_t CountingBloomFilter::HashKey(std::string_view key) const {
-  return MutableHash(key, seed_, secret_);
+  return internal::FilterHash(key, seed_, secret_);
 }
 
 void CountingBloomFilter::InsertHash(uint64_t hash) {
