@@ -503,6 +503,13 @@ void sstfilter_mutable_options_init(
 sstfilter_code sstfilter_mutable_create(
     int kind, const sstfilter_mutable_options* options, sstfilter_mutable** out,
     char** errmsg) noexcept {
+  return sstfilter_mutable_create_keyed(kind, options, nullptr, out, errmsg);
+}
+
+sstfilter_code sstfilter_mutable_create_keyed(
+    int kind, const sstfilter_mutable_options* options,
+    const sstfilter_secret* secret, sstfilter_mutable** out,
+    char** errmsg) noexcept {
   if (out != nullptr) *out = nullptr;
   return Guard(errmsg, [&] {
     if (options == nullptr) return NullArgument("options");
@@ -514,6 +521,7 @@ sstfilter_code sstfilter_mutable_create(
     o.target_fpr = options->target_fpr;
     o.bits_per_key = options->bits_per_key;
     o.seed = options->seed;
+    o.secret = secret != nullptr ? secret->impl.get() : nullptr;
     auto m = std::make_unique<sstfilter_mutable>();
     m->kind = static_cast<FilterKind>(kind);
     s = m->kind == FilterKind::kCountingBloom
@@ -607,6 +615,13 @@ sstfilter_code sstfilter_mutable_deserialize(int kind, const char* data,
                                              size_t size,
                                              sstfilter_mutable** out,
                                              char** errmsg) noexcept {
+  return sstfilter_mutable_deserialize_keyed(kind, data, size, nullptr, out,
+                                             errmsg);
+}
+
+sstfilter_code sstfilter_mutable_deserialize_keyed(
+    int kind, const char* data, size_t size, const sstfilter_secret* secret,
+    sstfilter_mutable** out, char** errmsg) noexcept {
   if (out != nullptr) *out = nullptr;
   return Guard(errmsg, [&] {
     if (out == nullptr) return NullArgument("out");
@@ -615,13 +630,15 @@ sstfilter_code sstfilter_mutable_deserialize(int kind, const char* data,
     if (!s.ok()) return s;
     auto m = std::make_unique<sstfilter_mutable>();
     m->kind = static_cast<FilterKind>(kind);
+    const sstfilter::FilterSecret* key =
+        secret != nullptr ? secret->impl.get() : nullptr;
     if (m->kind == FilterKind::kCountingBloom) {
       s = sstfilter::CountingBloomFilter::Deserialize(Key(data, size),
-                                                      &m->counting);
+                                                      &m->counting, key);
       // A counting Bloom filter keeps no count: it restarts at 0.
     } else {
       s = sstfilter::DynamicCuckooFilter::Deserialize(Key(data, size),
-                                                      &m->cuckoo);
+                                                      &m->cuckoo, key);
       m->count = m->cuckoo.size();
     }
     if (s.ok()) *out = m.release();

@@ -139,6 +139,29 @@ int main(int argc, char** argv) {
     Write(dir / "filters" / ("dynamic_cuckoo_c" + std::to_string(capacity)),
           bytes);
   }
+  // Keyed mutable kinds (the fuzz secret).
+  {
+    sstfilter::MutableFilterOptions o;
+    o.capacity = 40;
+    o.secret = sstfilter::fuzz::FuzzSecret();
+    sstfilter::CountingBloomFilter cb;
+    sstfilter::DynamicCuckooFilter dc;
+    if (!sstfilter::CountingBloomFilter::Create(o, &cb).ok() ||
+        !sstfilter::DynamicCuckooFilter::Create(o, &dc).ok()) {
+      std::fprintf(stderr, "make_corpus: cannot make keyed mutable filters\n");
+      return 1;
+    }
+    for (int i = 0; i < 40; i++) {
+      cb.Insert(Key(i));
+      dc.Insert(Key(i));
+    }
+    std::string bytes;
+    cb.Serialize(&bytes);
+    Write(dir / "filters" / "counting_bloom_keyed_c40", bytes);
+    bytes.clear();
+    dc.Serialize(&bytes);
+    Write(dir / "filters" / "dynamic_cuckoo_keyed_c40", bytes);
+  }
   std::string bytes;
   sstfilter::DynamicCuckooFilter().Serialize(&bytes);
   Write(dir / "filters" / "dynamic_cuckoo_default", bytes);

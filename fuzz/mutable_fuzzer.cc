@@ -1,9 +1,11 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // CountingBloomFilter::Deserialize and DynamicCuckooFilter::Deserialize over
-// arbitrary bytes. Properties: bytes either load or give a Corruption
-// error; a loaded filter answers exactly as FilterReader::Open does over
-// the same bytes; it survives inserts and erases of the keys it was given;
+// arbitrary bytes, with the fuzz secret (fuzz_util.h) for keyed bytes.
+// Properties: bytes either load or give a Corruption error, or, for keyed
+// bytes of another secret, an InvalidArgument error and a reader that
+// matches every key; a loaded filter answers exactly as FilterReader::Open
+// does over the same bytes; it survives inserts and erases of the keys it was given;
 // and its serialized form loads back to a filter that answers the same.
 
 #include <cstddef>
@@ -18,6 +20,7 @@
 
 using sstfilter::FilterReader;
 using sstfilter::Status;
+using sstfilter::fuzz::FuzzSecret;
 using sstfilter::fuzz::kNumProbeKeys;
 using sstfilter::fuzz::kProbeKeys;
 
@@ -26,12 +29,16 @@ namespace {
 template <typename Filter>
 void Exercise(std::string_view bytes) {
   Filter f;
-  const Status s = Filter::Deserialize(bytes, &f);
+  const Status s = Filter::Deserialize(bytes, &f, FuzzSecret());
+  const FilterReader r = FilterReader::Open(bytes, FuzzSecret());
+  if (s.code() == Status::Code::kInvalidArgument) {
+    SSTFILTER_FUZZ_CHECK(!r.valid() && r.MayMatch("absent"));
+    return;
+  }
   if (!s.ok()) {
     SSTFILTER_FUZZ_CHECK(s.code() == Status::Code::kCorruption);
     return;
   }
-  const FilterReader r = FilterReader::Open(bytes);
   SSTFILTER_FUZZ_CHECK(r.valid());
   for (std::string_view key : kProbeKeys) {
     SSTFILTER_FUZZ_CHECK(f.Contains(key) == r.MayMatch(key));
@@ -40,7 +47,7 @@ void Exercise(std::string_view bytes) {
   std::string out;
   f.Serialize(&out);
   Filter g;
-  SSTFILTER_FUZZ_CHECK(Filter::Deserialize(out, &g).ok());
+  SSTFILTER_FUZZ_CHECK(Filter::Deserialize(out, &g, FuzzSecret()).ok());
   for (std::string_view key : kProbeKeys) {
     SSTFILTER_FUZZ_CHECK(g.Contains(key) == f.Contains(key));
   }
@@ -55,8 +62,9 @@ void Exercise(std::string_view bytes) {
 
 // CountingBloomFilter::Insert returns nothing; give it the same shape.
 struct CountingBloom : sstfilter::CountingBloomFilter {
-  static Status Deserialize(std::string_view b, CountingBloom* out) {
-    return sstfilter::CountingBloomFilter::Deserialize(b, out);
+  static Status Deserialize(std::string_view b, CountingBloom* out,
+                            const sstfilter::FilterSecret* secret) {
+    return sstfilter::CountingBloomFilter::Deserialize(b, out, secret);
   }
   bool Insert(std::string_view key) {
     if (num_counters() == 0) return false;

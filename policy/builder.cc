@@ -19,7 +19,7 @@ namespace sstfilter {
 FilterBuilder::~FilterBuilder() = default;
 
 uint64_t FilterBuilder::HashKey(std::string_view key) const {
-  return secret_ != nullptr ? secret_->Hash(key, seed_) : Hash64(key, seed_);
+  return internal::FilterHash(key, seed_, secret_);
 }
 
 FilterSpec FilterBuilder::FilterSpecNow() const {

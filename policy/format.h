@@ -38,7 +38,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "sstfilter/hash.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
@@ -81,6 +84,14 @@ struct Trailer {
   // AppendTrailer ignores it and picks the form itself (UsesCompactTrailer).
   bool compact = false;
 };
+
+// The hash of `key` in a filter of `seed`: Hash64(key, seed), or, for a
+// keyed filter (secret != nullptr), secret->Hash(key, seed). The one rule
+// of builders, readers and mutable filters.
+inline uint64_t FilterHash(std::string_view key, uint64_t seed,
+                           const FilterSecret* secret) {
+  return secret != nullptr ? secret->Hash(key, seed) : Hash64(key, seed);
+}
 
 // Sets t's hashing fields for a filter built from `spec`: seed, keyed, and
 // key_id 0 (the builder writes the real one: SetTrailerKeyId). A salted

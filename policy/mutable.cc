@@ -16,6 +16,7 @@
 #include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
@@ -55,29 +56,52 @@ Status TooLarge(const char* what, uint64_t capacity, double bytes) {
       std::to_string(kMaxTableBytes));
 }
 
-// Parses bytes that FilterReader accepts as `kind` (or as an empty filter).
+// Whether `secret` may load a filter of trailer `t`: an unkeyed one, or a
+// keyed one written with the same secret.
+Status CheckSecret(const internal::Trailer& t, const FilterSecret* secret,
+                   const char* what) {
+  if (!t.keyed) return Status::OK();
+  if (secret == nullptr) {
+    return Status::InvalidArgument(
+        std::string(what) +
+        ": the bytes are keyed: loading them needs the application's "
+        "FilterSecret");
+  }
+  if (secret->key_id() != t.key_id) {
+    return Status::InvalidArgument(
+        std::string(what) + ": the bytes are keyed with key id " +
+        std::to_string(t.key_id) + ", the secret given has key id " +
+        std::to_string(secret->key_id()));
+  }
+  return Status::OK();
+}
+
+// Parses bytes that FilterReader accepts as `kind` (or as an empty filter)
+// and `secret` may load.
 Status ParseMutable(std::string_view bytes, FilterKind kind, const char* what,
-                    internal::Trailer* t) {
-  const FilterReader r = FilterReader::Open(bytes);
-  if (!r.valid()) {
+                    const FilterSecret* secret, internal::Trailer* t) {
+  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
+  const auto corrupt = [&] {
     return Status::Corruption(std::string(what) +
                               ": not a well-formed sstfilter filter (" +
                               std::to_string(bytes.size()) + " bytes)");
-  }
+  };
+  if (!internal::ParseTrailer(data, bytes.size(), t)) return corrupt();
+  Status s = CheckSecret(*t, secret, what);
+  if (!s.ok()) return s;
+  const FilterReader r = FilterReader::Open(bytes, secret);
+  if (!r.valid()) return corrupt();
   if (r.kind() != kind && r.kind() != FilterKind::kEmpty) {
     return Status::Corruption(std::string(what) + ": the bytes hold a " +
                               FilterKindName(r.kind()) + " filter, not " +
                               FilterKindName(kind));
   }
-  const auto* data = reinterpret_cast<const uint8_t*>(bytes.data());
-  if (!internal::ParseTrailer(data, bytes.size(), t)) {
-    return Status::Corruption(std::string(what) + ": bad trailer");
-  }
   return Status::OK();
 }
 
 void AppendMutable(FilterKind kind, const uint8_t* payload, uint64_t size,
-                   uint64_t seed, const uint8_t* params, size_t params_size,
+                   uint64_t seed, const FilterSecret* secret,
+                   const uint8_t* params, size_t params_size,
                    std::string* dst) {
   internal::Trailer t;
   if (size == 0) {
@@ -90,6 +114,8 @@ void AppendMutable(FilterKind kind, const uint8_t* payload, uint64_t size,
     t.params_size = params_size;
   }
   t.seed = seed;
+  t.keyed = secret != nullptr;
+  t.key_id = secret != nullptr ? secret->key_id() : 0;
   internal::AppendTrailer(t, dst);
 }
 
@@ -141,11 +167,16 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
   filter.num_buckets_ = buckets;
   filter.f_ = f;
   filter.seed_ = options.seed;
+  filter.secret_ = options.secret;
   filter.rng_ = internal::Mix64(options.seed ^ options.capacity);
   filter.table_.assign(
       internal::CuckooPayloadBytes(filter.num_buckets_, f) + kCuckooSlack, 0);
   *out = std::move(filter);
   return Status::OK();
+}
+
+uint64_t DynamicCuckooFilter::HashKey(std::string_view key) const {
+  return internal::FilterHash(key, seed_, secret_);
 }
 
 bool DynamicCuckooFilter::InsertHash(uint64_t hash) {
@@ -183,17 +214,19 @@ void DynamicCuckooFilter::Serialize(std::string* dst) const {
   const uint64_t payload =
       num_buckets_ == 0 ? 0 : internal::CuckooPayloadBytes(num_buckets_, f_);
   AppendMutable(FilterKind::kDynamicCuckoo, table_.data(), payload, seed_,
-                params, 2, dst);
+                secret_, params, 2, dst);
 }
 
 Status DynamicCuckooFilter::Deserialize(std::string_view bytes,
-                                        DynamicCuckooFilter* out) {
+                                        DynamicCuckooFilter* out,
+                                        const FilterSecret* secret) {
   internal::Trailer t;
   Status s = ParseMutable(bytes, FilterKind::kDynamicCuckoo,
-                          "dynamic cuckoo filter", &t);
+                          "dynamic cuckoo filter", secret, &t);
   if (!s.ok()) return s;
   DynamicCuckooFilter filter;
   filter.seed_ = t.seed;
+  filter.secret_ = t.keyed ? secret : nullptr;
   if (t.kind == FilterKind::kDynamicCuckoo) {
     if (t.params[1] != 0) {
       return Status::Corruption("dynamic cuckoo filter: salt " +
@@ -266,9 +299,14 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
   CountingBloomFilter filter;
   filter.k_ = StandardBloomProbes(per_key);
   filter.seed_ = options.seed;
+  filter.secret_ = options.secret;
   filter.counters_.assign(static_cast<size_t>(bytes), 0);
   *out = std::move(filter);
   return Status::OK();
+}
+
+uint64_t CountingBloomFilter::HashKey(std::string_view key) const {
+  return internal::FilterHash(key, seed_, secret_);
 }
 
 void CountingBloomFilter::InsertHash(uint64_t hash) {
@@ -299,17 +337,19 @@ uint64_t CountingBloomFilter::CountSaturated() const {
 void CountingBloomFilter::Serialize(std::string* dst) const {
   const uint8_t params[1] = {static_cast<uint8_t>(k_)};
   AppendMutable(FilterKind::kCountingBloom, counters_.data(), counters_.size(),
-                seed_, params, 1, dst);
+                seed_, secret_, params, 1, dst);
 }
 
 Status CountingBloomFilter::Deserialize(std::string_view bytes,
-                                        CountingBloomFilter* out) {
+                                        CountingBloomFilter* out,
+                                        const FilterSecret* secret) {
   internal::Trailer t;
   Status s = ParseMutable(bytes, FilterKind::kCountingBloom,
-                          "counting Bloom filter", &t);
+                          "counting Bloom filter", secret, &t);
   if (!s.ok()) return s;
   CountingBloomFilter filter;
   filter.seed_ = t.seed;
+  filter.secret_ = t.keyed ? secret : nullptr;
   if (t.kind == FilterKind::kCountingBloom) {
     filter.k_ = t.params[0];
     filter.counters_.assign(bytes.begin(), bytes.begin() + t.payload_size);

@@ -204,7 +204,7 @@ bool FilterReader::MayMatch(std::string_view key) const {
 }
 
 uint64_t FilterReader::Hash(std::string_view key) const {
-  return secret_ != nullptr ? secret_->Hash(key, seed_) : Hash64(key, seed_);
+  return internal::FilterHash(key, seed_, secret_);
 }
 
 bool FilterReader::MayMatchHash(uint64_t hash) const {

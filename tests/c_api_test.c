@@ -798,6 +798,72 @@ static void TestKeyed(const char* spec) {
   sstfilter_secret_destroy(other);
 }
 
+/* Keyed mutable filters: a keyed filter serializes keyed bytes that load
+ * and read with its secret only; without it, or with another, loading
+ * fails and a reader matches every key. */
+static void TestKeyedMutable(int kind) {
+  static const char kSecret[] = "C API test secret, 32 bytes long";
+  sstfilter_secret* secret = NULL;
+  sstfilter_secret* other = NULL;
+  CHECK_OK(sstfilter_secret_create(kSecret, strlen(kSecret), &secret, NULL));
+  CHECK_OK(sstfilter_secret_create("another secret, 32 bytes long...", 32,
+                                   &other, NULL));
+  sstfilter_mutable_options o;
+  sstfilter_mutable_options_init(&o);
+  o.capacity = 1000;
+  sstfilter_mutable* m = NULL;
+  CHECK_OK(sstfilter_mutable_create_keyed(kind, &o, secret, &m, NULL));
+  if (m == NULL) return;
+  char key[32];
+  for (unsigned long long i = 0; i < 1000; i++) {
+    size_t len = Key(i, key);
+    CHECK_OK(sstfilter_mutable_insert(m, key, len, NULL));
+  }
+  char* data = NULL;
+  size_t size = 0;
+  CHECK_OK(sstfilter_mutable_serialize(m, &data, &size, NULL));
+  sstfilter_mutable* loaded = NULL;
+  CHECK_OK(sstfilter_mutable_deserialize_keyed(kind, data, size, secret,
+                                               &loaded, NULL));
+  sstfilter_reader* r = NULL;
+  sstfilter_reader* blind = NULL;
+  CHECK_OK(sstfilter_reader_open_keyed(data, size, secret, &r, NULL));
+  CHECK_OK(sstfilter_reader_open_keyed(data, size, other, &blind, NULL));
+  CHECK(sstfilter_reader_valid(r) && !sstfilter_reader_valid(blind));
+  int misses = 0, fp = 0, differ = 0, blind_no = 0;
+  for (unsigned long long i = 0; i < 1000; i++) {
+    size_t len = Key(i, key);
+    misses += !sstfilter_mutable_contains(loaded, key, len);
+    misses += !sstfilter_reader_may_match(r, key, len);
+    len = AbsentKey(i, key);
+    fp += sstfilter_mutable_contains(loaded, key, len);
+    differ += sstfilter_mutable_contains(m, key, len) !=
+              sstfilter_reader_may_match(r, key, len);
+    blind_no += !sstfilter_reader_may_match(blind, key, len);
+  }
+  CHECK(misses == 0);
+  CHECK(fp < 50); /* ~1% of 1000 */
+  CHECK(differ == 0);
+  CHECK(blind_no == 0);
+  char* err = NULL;
+  sstfilter_mutable* refused = (sstfilter_mutable*)1;
+  sstfilter_code c =
+      sstfilter_mutable_deserialize(kind, data, size, &refused, &err);
+  CHECK(refused == NULL);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "FilterSecret", __LINE__);
+  c = sstfilter_mutable_deserialize_keyed(kind, data, size, other, &refused,
+                                          &err);
+  CHECK(refused == NULL);
+  ExpectError(c, err, SSTFILTER_INVALID_ARGUMENT, "key id", __LINE__);
+  sstfilter_reader_destroy(r);
+  sstfilter_reader_destroy(blind);
+  sstfilter_mutable_destroy(loaded);
+  sstfilter_mutable_destroy(m);
+  sstfilter_free(data);
+  sstfilter_secret_destroy(secret);
+  sstfilter_secret_destroy(other);
+}
+
 int main(void) {
   printf("sstfilter C API test\n");
   TestNamesAndCodes();
@@ -822,6 +888,8 @@ int main(void) {
   TestKeyed("blocked_bloom:10:keyed");
   TestKeyed("cuckoo:12:keyed:salt");
   TestKeyed("ribbon:10:keyed:salt");
+  TestKeyedMutable(SSTFILTER_KIND_COUNTING_BLOOM);
+  TestKeyedMutable(SSTFILTER_KIND_DYNAMIC_CUCKOO);
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -16,6 +16,7 @@
 #include "policy/primitives.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/mutable.h"
 #include "sstfilter/secret.h"
 #include "tests/test_util.h"
 
@@ -392,6 +393,160 @@ TEST_P(KeyedFilterTest, SaltedRewriteForgetsFalsePositives) {
 INSTANTIATE_TEST_SUITE_P(AllKinds, KeyedFilterTest,
                          ::testing::ValuesIn(test::AllKindSpecs()),
                          test::SpecName);
+
+// Keyed mutable filters (MutableFilterOptions::secret): the same tests for
+// kinds 4 and 5, through their own Contains and through FilterReader.
+
+// A mutable filter of `Filter` for `n` keys at 1% FPR holding Key(0..n-1).
+template <typename Filter>
+Filter MakeMutable(uint64_t n, const FilterSecret* secret) {
+  MutableFilterOptions o;
+  o.capacity = n;
+  o.secret = secret;
+  Filter f;
+  EXPECT_TRUE(Filter::Create(o, &f).ok());
+  for (uint64_t i = 0; i < n; i++) f.Insert(Key(i));
+  return f;
+}
+
+template <typename Filter>
+std::string Serialized(const Filter& f) {
+  std::string bytes;
+  f.Serialize(&bytes);
+  return bytes;
+}
+
+template <typename Filter>
+class KeyedMutableTest : public ::testing::Test {};
+using MutableKinds = ::testing::Types<CountingBloomFilter, DynamicCuckooFilter>;
+TYPED_TEST_SUITE(KeyedMutableTest, MutableKinds);
+
+TYPED_TEST(KeyedMutableTest, RoundTripsWithTheSecretOnly) {
+  const auto secret = MustSecret(kTestSecret);
+  const auto other = MustSecret("another secret, also 32 bytes!!!");
+  TypeParam f = MakeMutable<TypeParam>(300, secret.get());
+  EXPECT_EQ(f.secret(), secret.get());
+  EXPECT_EQ(f.HashKey(Key(1)), secret->Hash(Key(1), 0));
+  for (uint64_t i = 0; i < 100; i++) ASSERT_TRUE(f.Erase(Key(i))) << i;
+  const std::string bytes = Serialized(f);
+  internal::Trailer t;
+  ASSERT_TRUE(internal::ParseTrailer(
+      reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), &t));
+  EXPECT_TRUE(t.keyed);
+  EXPECT_EQ(t.key_id, secret->key_id());
+
+  TypeParam g;
+  ASSERT_TRUE(TypeParam::Deserialize(bytes, &g, secret.get()).ok());
+  EXPECT_EQ(g.secret(), secret.get());
+  EXPECT_EQ(Serialized(g), bytes);
+  const FilterReader r = FilterReader::Open(bytes, secret.get());
+  ASSERT_TRUE(r.valid());
+  for (uint64_t i = 0; i < 5000; i++) {
+    const std::string k = i < 300 ? Key(i) : test::AbsentKey(i);
+    ASSERT_EQ(g.Contains(k), f.Contains(k)) << i;
+    ASSERT_EQ(r.MayMatch(k), f.Contains(k)) << i;
+    if (i >= 100 && i < 300) {
+      ASSERT_TRUE(g.Contains(k)) << i;
+    }
+  }
+  g.Insert(Key(0));  // a loaded filter takes writes with the same hash
+  EXPECT_TRUE(g.Contains(Key(0)));
+  EXPECT_TRUE(g.Erase(Key(0)));
+
+  // Without the secret, or with another: Deserialize fails, *out unchanged,
+  // and a reader matches every key.
+  for (const FilterSecret* s : {other.get(), (const FilterSecret*)nullptr}) {
+    TypeParam h = MakeMutable<TypeParam>(5, nullptr);
+    const Status st = TypeParam::Deserialize(bytes, &h, s);
+    EXPECT_EQ(st.code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(st.message().find(s == nullptr ? "needs the application's"
+                                             : "keyed with key id"),
+              std::string::npos)
+        << st.message();
+    EXPECT_EQ(h.secret(), nullptr);
+    EXPECT_TRUE(h.Contains(Key(4))) << "*out unchanged";
+    const FilterReader blind = FilterReader::Open(bytes, s);
+    EXPECT_FALSE(blind.valid());
+    EXPECT_TRUE(blind.MayMatch(test::AbsentKey(0)));
+  }
+}
+
+// Unkeyed bytes load unkeyed even when a secret is given.
+TYPED_TEST(KeyedMutableTest, UnkeyedBytesIgnoreTheSecret) {
+  const auto secret = MustSecret(kTestSecret);
+  const std::string bytes = Serialized(MakeMutable<TypeParam>(200, nullptr));
+  TypeParam g;
+  ASSERT_TRUE(TypeParam::Deserialize(bytes, &g, secret.get()).ok());
+  EXPECT_EQ(g.secret(), nullptr);
+  EXPECT_EQ(Serialized(g), bytes);
+  for (uint64_t i = 0; i < 200; i++) ASSERT_TRUE(g.Contains(Key(i)));
+}
+
+// The attacker knows the present keys and the options, not the secret: it
+// keeps the absent keys that its own unkeyed replica passes.
+TYPED_TEST(KeyedMutableTest, CraftedKeysPassOnlyAtTheNormalRate) {
+  const std::vector<std::string> crafted =
+      Passing(FilterReader::Open(
+                  Serialized(MakeMutable<TypeParam>(kKnownKeys, nullptr))),
+              kCrafted);
+  ASSERT_EQ(crafted.size(), kCrafted);
+  const TypeParam unkeyed = MakeMutable<TypeParam>(kKnownKeys, nullptr);
+  size_t unkeyed_pass = 0;
+  for (const std::string& k : crafted) unkeyed_pass += unkeyed.Contains(k);
+  EXPECT_GE(unkeyed_pass, kCrafted / 2);
+
+  const auto secret = MustSecret(kTestSecret);
+  const TypeParam keyed = MakeMutable<TypeParam>(kKnownKeys, secret.get());
+  const FilterReader r = FilterReader::Open(Serialized(keyed), secret.get());
+  ASSERT_TRUE(r.valid());
+  size_t keyed_pass = 0;
+  for (const std::string& k : crafted) {
+    ASSERT_EQ(keyed.Contains(k), r.MayMatch(k));
+    keyed_pass += keyed.Contains(k);
+  }
+  const double fpr = MeasuredFpr(r);
+  EXPECT_LE(keyed_pass, PassBound(kCrafted, fpr));
+  printf(
+      "[attack] %s: crafted %zu, unkeyed passes %zu, keyed passes %zu "
+      "(bound %.1f; keyed FPR %.4f%%)\n",
+      ::testing::internal::GetTypeName<TypeParam>().c_str(), kCrafted,
+      unkeyed_pass, keyed_pass, PassBound(kCrafted, fpr), 100 * fpr);
+}
+
+TEST(KeyedFormatTest, GoldenKeyedMutable) {
+  const auto secret = MustSecret(kTestSecret);
+  MutableFilterOptions o;
+  o.capacity = 3;
+  o.bits_per_key = 10;
+  o.secret = secret.get();
+  CountingBloomFilter cb;
+  ASSERT_TRUE(CountingBloomFilter::Create(o, &cb).ok());
+  o.bits_per_key = 8;
+  DynamicCuckooFilter dc;
+  ASSERT_TRUE(DynamicCuckooFilter::Create(o, &dc).ok());
+  for (uint64_t i = 0; i < 3; i++) {
+    cb.Insert(Key(i));
+    ASSERT_TRUE(dc.Insert(Key(i)));
+  }
+  EXPECT_EQ(Hex(Serialized(cb)),
+            "121110012310100011110001010001"  // 30 counters, 3 keys x 7
+            "0f"                              // payload_size
+            "02"                              // flags: keyed, no seed
+            "9750a71f"                        // key id 0x1fa75097
+            "07"                              // k
+            "9d"                              // check
+            "0a"                              // len
+            "14");                            // tag: version 1, kind 4
+  EXPECT_EQ(Hex(Serialized(dc)),
+            "2b0b5c00"  // one bucket of four 8-bit tags, one free
+            "04"        // payload_size
+            "02"        // flags: keyed, no seed
+            "9750a71f"  // key id
+            "0800"      // f, salt
+            "15"        // check
+            "0b"        // len
+            "15");      // tag: version 1, kind 5
+}
 
 }  // namespace
 }  // namespace sstfilter

@@ -310,6 +310,12 @@ void sstfilter_mutable_options_init(sstfilter_mutable_options* options)
 sstfilter_code sstfilter_mutable_create(
     int kind, const sstfilter_mutable_options* options, sstfilter_mutable** out,
     char** errmsg) SSTFILTER_C_NOEXCEPT;
+/* The same, keyed with `secret` (NULL: unkeyed), which must outlive the
+ * filter: keys hash with the secret, and the serialized bytes are keyed. */
+sstfilter_code sstfilter_mutable_create_keyed(
+    int kind, const sstfilter_mutable_options* options,
+    const sstfilter_secret* secret, sstfilter_mutable** out,
+    char** errmsg) SSTFILTER_C_NOEXCEPT;
 void sstfilter_mutable_destroy(sstfilter_mutable* m) SSTFILTER_C_NOEXCEPT;
 
 /* SSTFILTER_KIND_COUNTING_BLOOM or SSTFILTER_KIND_DYNAMIC_CUCKOO. */
@@ -350,6 +356,13 @@ sstfilter_code sstfilter_mutable_serialize(const sstfilter_mutable* m,
 sstfilter_code sstfilter_mutable_deserialize(
     int kind, const char* data, size_t size, sstfilter_mutable** out,
     char** errmsg) SSTFILTER_C_NOEXCEPT;
+/* The same with a secret (NULL: none), which keyed bytes require: without
+ * the secret they were written with, SSTFILTER_INVALID_ARGUMENT and *out
+ * NULL (sstfilter_reader_open_keyed of them then matches every key). The
+ * secret must outlive the filter; unkeyed bytes ignore it. */
+sstfilter_code sstfilter_mutable_deserialize_keyed(
+    int kind, const char* data, size_t size, const sstfilter_secret* secret,
+    sstfilter_mutable** out, char** errmsg) SSTFILTER_C_NOEXCEPT;
 
 #ifdef __cplusplus
 } /* extern "C" */

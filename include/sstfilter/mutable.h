@@ -24,6 +24,12 @@
 // shares it, which then reads as absent (a false negative). Erase detects,
 // and refuses, only the case where the key is certainly absent.
 //
+// Keyed (sstfilter/secret.h): with options.secret set, every key is hashed
+// with secret->Hash(key, seed) and the serialized filter is keyed (it stores
+// the secret's key id, never the secret). Only a holder of the same secret
+// may load it (Deserialize) or read it (FilterReader::Open); a reader
+// without it matches every key.
+//
 // Neither class is thread-safe for writes; concurrent const calls are fine.
 
 #ifndef SSTFILTER_MUTABLE_H_
@@ -43,6 +49,8 @@ namespace internal {
 struct CuckooMove;
 }  // namespace internal
 
+class FilterSecret;  // sstfilter/secret.h
+
 struct MutableFilterOptions {
   // The number of keys the filter is sized for, >= 1.
   uint64_t capacity = 0;
@@ -55,6 +63,9 @@ struct MutableFilterOptions {
   double bits_per_key = 0;
   // Seed of Hash64 for every key; stored in the serialized filter.
   uint64_t seed = 0;
+  // If set, keys are hashed with secret->Hash(key, seed) instead of Hash64:
+  // a keyed filter. It must outlive the filter.
+  const FilterSecret* secret = nullptr;
 };
 
 // A cuckoo filter (4-slot buckets, partial-key cuckoo hashing) that accepts
@@ -82,16 +93,18 @@ class DynamicCuckooFilter {
 
   // Adds a key. Returns false, with the filter unchanged, if no slot could
   // be freed for it: the filter is full.
-  bool Insert(std::string_view key) { return InsertHash(Hash64(key, seed_)); }
+  bool Insert(std::string_view key) { return InsertHash(HashKey(key)); }
   // Removes one copy of a key; false (nothing changed) if it is certainly
   // absent. REQUIRES: the key is in the filter (see the file comment).
-  bool Erase(std::string_view key) { return EraseHash(Hash64(key, seed_)); }
+  bool Erase(std::string_view key) { return EraseHash(HashKey(key)); }
   // False only if the key is certainly absent.
   bool Contains(std::string_view key) const {
-    return ContainsHash(Hash64(key, seed_));
+    return ContainsHash(HashKey(key));
   }
 
-  // The same for hash = Hash64(key, seed()).
+  // Hash64(key, seed()), or for a keyed filter secret->Hash(key, seed()).
+  uint64_t HashKey(std::string_view key) const;
+  // The same as above for hash = HashKey(key).
   bool InsertHash(uint64_t hash);
   bool EraseHash(uint64_t hash);
   bool ContainsHash(uint64_t hash) const;
@@ -102,19 +115,27 @@ class DynamicCuckooFilter {
   uint64_t num_slots() const { return 4 * num_buckets_; }
   int fingerprint_bits() const { return f_; }
   uint64_t seed() const { return seed_; }
+  // The secret of a keyed filter, else nullptr.
+  const FilterSecret* secret() const { return secret_; }
 
   // Appends the filter as a kind-5 ("dynamic_cuckoo") sstfilter filter, or,
   // for a default-constructed one, a kind-0 (empty) filter.
   void Serialize(std::string* dst) const;
   // Loads bytes that Serialize wrote. A filter that is not a well-formed
-  // kind-5 (or kind-0) filter is a Corruption error; *out is then unchanged.
-  static Status Deserialize(std::string_view bytes, DynamicCuckooFilter* out);
+  // kind-5 (or kind-0) filter is a Corruption error; keyed bytes need the
+  // writer's secret (same key_id()), else InvalidArgument (a table of
+  // unknown probe positions cannot take writes; FilterReader::Open of the
+  // bytes still answers "may match"). On error *out is unchanged. Unkeyed
+  // bytes load unkeyed and ignore `secret`, which must outlive the filter.
+  static Status Deserialize(std::string_view bytes, DynamicCuckooFilter* out,
+                            const FilterSecret* secret = nullptr);
 
  private:
   std::vector<uint8_t> table_;  // payload, then kSlack zero bytes
   uint64_t num_buckets_ = 0;
   int f_ = 0;
   uint64_t seed_ = 0;
+  const FilterSecret* secret_ = nullptr;
   uint64_t size_ = 0;
   uint64_t rng_ = 0;                         // state of the kick choices
   std::vector<internal::CuckooMove> moves_;  // scratch of Insert
@@ -142,15 +163,17 @@ class CountingBloomFilter {
   static Status Create(const MutableFilterOptions& options,
                        CountingBloomFilter* out);
 
-  void Insert(std::string_view key) { InsertHash(Hash64(key, seed_)); }
+  void Insert(std::string_view key) { InsertHash(HashKey(key)); }
   // Removes one copy of a key; false (nothing changed) if it is certainly
   // absent. REQUIRES: the key is in the filter (see the file comment).
-  bool Erase(std::string_view key) { return EraseHash(Hash64(key, seed_)); }
+  bool Erase(std::string_view key) { return EraseHash(HashKey(key)); }
   bool Contains(std::string_view key) const {
-    return ContainsHash(Hash64(key, seed_));
+    return ContainsHash(HashKey(key));
   }
 
-  // The same for hash = Hash64(key, seed()).
+  // Hash64(key, seed()), or for a keyed filter secret->Hash(key, seed()).
+  uint64_t HashKey(std::string_view key) const;
+  // The same as above for hash = HashKey(key).
   void InsertHash(uint64_t hash);
   bool EraseHash(uint64_t hash);
   bool ContainsHash(uint64_t hash) const;
@@ -158,20 +181,24 @@ class CountingBloomFilter {
   uint64_t num_counters() const { return 2 * counters_.size(); }
   int num_probes() const { return k_; }
   uint64_t seed() const { return seed_; }
+  // The secret of a keyed filter, else nullptr.
+  const FilterSecret* secret() const { return secret_; }
   // Counters stuck at 15 (never decremented again).
   uint64_t CountSaturated() const;
 
   // Appends the filter as a kind-4 ("counting_bloom") sstfilter filter, or,
   // for a default-constructed one, a kind-0 (empty) filter.
   void Serialize(std::string* dst) const;
-  // Loads bytes that Serialize wrote. A filter that is not a well-formed
-  // kind-4 (or kind-0) filter is a Corruption error; *out is then unchanged.
-  static Status Deserialize(std::string_view bytes, CountingBloomFilter* out);
+  // Loads bytes that Serialize wrote, as DynamicCuckooFilter::Deserialize
+  // does, for kind 4 (or kind 0).
+  static Status Deserialize(std::string_view bytes, CountingBloomFilter* out,
+                            const FilterSecret* secret = nullptr);
 
  private:
   std::vector<uint8_t> counters_;  // two 4-bit counters per byte
   int k_ = 0;
   uint64_t seed_ = 0;
+  const FilterSecret* secret_ = nullptr;
 };
 
 }  // namespace sstfilter
