@@ -345,21 +345,28 @@ TEST(ComparePoliciesTest, SizesRibbonToAWholeTreeLevelByLevel) {
   EXPECT_GT(a, b);  // L0 flush: Bloom against Ribbon
 }
 
-TEST(ComparePoliciesTest, SizingAKindWithoutBuilderSaysNotSupported) {
+TEST(ComparePoliciesTest, SizingStaysWithinTheBudget) {
   const Policy x = MustParse("cuckoo@bloom:10").policy;
-  std::unique_ptr<FilterBuilder> b;
-  FilterSpec spec = x.spec;
-  spec.bits_per_key = 12;
-  const bool supported = NewFilterBuilder(spec, &b).ok();
   Policy out;
   Status s = SizeToMemory(x, 1000, 2000, nullptr, &out);
-  if (supported) {
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    ASSERT_TRUE(NewFilterBuilder(out.spec, &b).ok());
-    EXPECT_LE(b->FilterSize(1000), 2000u);
-  } else {
-    EXPECT_EQ(s.code(), Status::Code::kNotSupported) << s.ToString();
-  }
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(out.spec, &b).ok());
+  EXPECT_LE(b->FilterSize(1000), 2000u);
+}
+
+// A keyed family is sized with the run's secret: its filters carry the
+// key id, and the sized spec stays keyed.
+TEST(ComparePoliciesTest, SizingAKeyedFamily) {
+  const Policy x = MustParse("blocked_bloom:keyed@bloom:10").policy;
+  Policy out;
+  Status s = SizeToMemory(x, 1000, 1300, nullptr, &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(out.spec.keyed);
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(out.spec, &b, RunSecret().get()).ok());
+  EXPECT_LE(b->FilterSize(1000), 1300u);
+  EXPECT_GT(b->FilterSize(1000), 1200u);
 }
 
 }  // namespace

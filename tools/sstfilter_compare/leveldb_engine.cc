@@ -177,7 +177,8 @@ std::string MakePolicy(const Policy& p,
           leveldb::NewBloomFilterPolicy(static_cast<int>(p.bits_per_key)));
       return "";
     case Family::kSstfilter: {
-      leveldb::Status s = NewLevelDBFilterPolicy(p.spec.ToString(), out);
+      leveldb::Status s =
+          NewLevelDBFilterPolicy(p.spec.ToString(), RunSecret(), out);
       return s.ok() ? "" : s.ToString();
     }
     default:

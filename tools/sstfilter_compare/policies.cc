@@ -2,11 +2,13 @@
 
 #include "tools/sstfilter_compare/policies.h"
 
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -447,7 +449,7 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
     FilterSpec probe = x.spec;
     probe.bits_per_key = lo;
     std::unique_ptr<FilterBuilder> builder;
-    Status s = NewFilterBuilder(probe, &builder);
+    Status s = NewFilterBuilder(probe, &builder, RunSecret().get());
     if (!s.ok()) return s;
   }
   std::string error;
@@ -457,7 +459,8 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
     p.bits_per_key = b;
     p.spec.bits_per_key = b;
     std::unique_ptr<FilterBuilder> sized;
-    if (sstfilter && !NewFilterBuilder(p.spec, &sized).ok()) return INFINITY;
+    if (sstfilter && !NewFilterBuilder(p.spec, &sized, RunSecret().get()).ok())
+      return INFINITY;
     double total = 0;
     for (const auto& [t, count] : groups) {
       uint64_t bytes = 0;
@@ -503,6 +506,22 @@ Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
   one.keys = keys_per_filter;
   return SizeToMemory(x, std::vector<FilterTable>{one}, target_bytes,
                       builtin_bytes, out);
+}
+
+std::shared_ptr<const FilterSecret> RunSecret() {
+  static const std::shared_ptr<const FilterSecret> secret = [] {
+    std::random_device rd;
+    std::string bytes;
+    while (bytes.size() < 32) {
+      const uint32_t r = rd();
+      bytes.append(reinterpret_cast<const char*>(&r), sizeof(r));
+    }
+    std::unique_ptr<const FilterSecret> s;
+    Status st = NewFilterSecret(bytes, &s);
+    assert(st.ok());  // 32 bytes: always enough
+    return std::shared_ptr<const FilterSecret>(std::move(s));
+  }();
+  return secret;
 }
 
 }  // namespace compare

@@ -37,9 +37,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
 
@@ -105,6 +107,11 @@ struct PlannedRun {
 std::vector<PlannedRun> PlanRuns(const std::vector<PolicyRequest>& requests,
                                  EngineBit engine);
 
+// The secret of every keyed sstfilter policy of this process
+// ("blocked_bloom:10:keyed"): 32 random bytes, drawn once. The databases of
+// a comparison are scratch, so no stable secret is needed.
+std::shared_ptr<const FilterSecret> RunSecret();
+
 // One table's filter: the level the engine put the table in (RocksDB: 0
 // for flushed tables) and the keys it holds.
 struct FilterTable {
@@ -123,8 +130,8 @@ using FilterBytesFn = std::function<std::string(
 // as large as possible; writes the policy to *out. An sstfilter family is
 // sized with its builder's FilterSize at the spec's bits (by_level's
 // per-level bits are not modelled), others with `builtin_bytes`.
-// NotSupported if the kind has no builder in this build, InvalidArgument if
-// even the smallest filters of x are larger or `tables` holds no keys.
+// InvalidArgument if even the smallest filters of x are larger or `tables`
+// holds no keys.
 Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
                     double target_bytes, const FilterBytesFn& builtin_bytes,
                     Policy* out);

@@ -96,7 +96,8 @@ std::string MakePolicy(const Policy& p,
       out->reset(rocksdb::NewRibbonFilterPolicy(p.bits_per_key, -1));
       return "";
     case Family::kSstfilter: {
-      rocksdb::Status s = NewRocksDBFilterPolicy(p.spec.ToString(), out);
+      rocksdb::Status s =
+          NewRocksDBFilterPolicy(p.spec.ToString(), RunSecret(), out);
       return s.ok() ? "" : s.ToString();
     }
     case Family::kLevelDBBloom:
