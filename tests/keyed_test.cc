@@ -497,7 +497,8 @@ TYPED_TEST(KeyedMutableTest, CraftedKeysPassOnlyAtTheNormalRate) {
 
   const auto secret = MustSecret(kTestSecret);
   const TypeParam keyed = MakeMutable<TypeParam>(kKnownKeys, secret.get());
-  const FilterReader r = FilterReader::Open(Serialized(keyed), secret.get());
+  const std::string bytes = Serialized(keyed);  // outlives the reader
+  const FilterReader r = FilterReader::Open(bytes, secret.get());
   ASSERT_TRUE(r.valid());
   size_t keyed_pass = 0;
   for (const std::string& k : crafted) {

@@ -508,6 +508,9 @@ TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
     o.num_levels = 3;
     o.level0_file_num_compaction_trigger = 3;
     o.max_bytes_for_level_base = 1 << 30;  // only L0 -> L1 compactions
+    // Static level sizes (RocksDB 8.4+ defaults to dynamic ones, which
+    // would compact L0 straight into L2, the base level of a small tree).
+    o.level_compaction_dynamic_level_bytes = false;
     o.disable_auto_compactions = !compactions;
     *db = OpenDB(o, dir.path());
   };
