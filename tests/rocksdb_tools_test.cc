@@ -88,6 +88,24 @@ std::map<std::string, uint64_t> Tickers(const std::string& output) {
   return t;
 }
 
+// db_bench's filter statistics: how many absent-key probes the filter
+// answered alone (useful), and the FPR of the probes of absent keys: the
+// rejected ones plus the false positives.
+struct FilterStats {
+  uint64_t useful = 0;
+  double fpr = 0;
+};
+FilterStats DbBenchFilterStats(const std::string& output) {
+  auto t = Tickers(output);
+  FilterStats s;
+  s.useful = t["rocksdb.bloom.filter.useful"];
+  const uint64_t positive = t["rocksdb.bloom.filter.full.positive"];
+  const uint64_t true_positive = t["rocksdb.bloom.filter.full.true.positive"];
+  s.fpr = static_cast<double>(positive - true_positive) /
+          (s.useful + positive - true_positive);
+  return s;
+}
+
 std::string WriteOptionsFile(const test::ScratchDir& dir,
                              const std::string& id) {
   const std::string path = dir.Sub("OPTIONS.ini");
@@ -140,14 +158,8 @@ TEST_P(RocksDBToolsTest, DbBenchWithPluginUsesOurFilter) {
   const std::string db = dir.Sub("db");
   const Result r = RunTool(DbBench(db, WriteOptionsFile(dir, Id())), true);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto t = Tickers(r.output);
-  const uint64_t useful = t["rocksdb.bloom.filter.useful"];
-  const uint64_t positive = t["rocksdb.bloom.filter.full.positive"];
-  const uint64_t true_positive = t["rocksdb.bloom.filter.full.true.positive"];
+  const auto [useful, fpr] = DbBenchFilterStats(r.output);
   EXPECT_GT(useful, 0u) << r.output;
-  // Probes of absent keys: the rejected ones plus the false positives.
-  const double fpr = static_cast<double>(positive - true_positive) /
-                     (useful + positive - true_positive);
   std::printf("  db_bench %s: useful %llu, FPR %.3f%%\n", Id().c_str(),
               static_cast<unsigned long long>(useful), 100 * fpr);
   EXPECT_LT(fpr, 0.02);
@@ -208,13 +220,8 @@ TEST_P(RocksDBToolsTest, DbBenchKeyedReadsTheSecretFile) {
       "SSTFILTER_SECRET_FILE=" + secret + " " + DbBench(dir.Sub("db"), options),
       true);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  auto t = Tickers(r.output);
-  const uint64_t useful = t["rocksdb.bloom.filter.useful"];
-  const uint64_t positive = t["rocksdb.bloom.filter.full.positive"];
-  const uint64_t true_positive = t["rocksdb.bloom.filter.full.true.positive"];
+  const auto [useful, fpr] = DbBenchFilterStats(r.output);
   EXPECT_GT(useful, 0u) << r.output;
-  const double fpr = static_cast<double>(positive - true_positive) /
-                     (useful + positive - true_positive);
   std::printf("  db_bench %s:keyed:salt: useful %llu, FPR %.3f%%\n",
               Id().c_str(), static_cast<unsigned long long>(useful), 100 * fpr);
   EXPECT_LT(fpr, 0.02);
