@@ -33,13 +33,10 @@
 namespace sstfilter {
 namespace {
 
-const char* const kSpecs[] = {"bloom:10", "blocked_bloom:10", "cuckoo:12",
-                              "ribbon:10"};
 const uint64_t kSizes[] = {10000, 1000000, 10000000};
-// Keyed filters (sstfilter/secret.h), beside the unkeyed ones of the same
-// kind: the cost of the keyed hash (docs/RELIABILITY.md, "Keyed filters").
-const char* const kKeyedSpecs[] = {"bloom:10:keyed", "blocked_bloom:10:keyed",
-                                   "cuckoo:12:keyed", "ribbon:10:keyed"};
+// Keyed filters (sstfilter/secret.h) of every kind's example spec, beside
+// the unkeyed ones: the cost of the keyed hash (docs/RELIABILITY.md,
+// "Keyed filters").
 const uint64_t kKeyedSizes[] = {10000, 1000000};
 
 using bench::BM_Build;
@@ -105,8 +102,9 @@ std::shared_ptr<void> bench::RegisterBenchmarks() {
           ->Unit(benchmark::kMillisecond);
     }
   }
-  for (const char* kind : {"bloom", "blocked_bloom", "cuckoo", "ribbon"}) {
-    if (MakeBuilder(std::string(kind) + ":12") == nullptr) continue;
+  // Every kind a spec names (the kinds table, SpecKinds).
+  for (FilterKind k : SpecKinds()) {
+    const std::string kind = FilterKindName(k);
     for (double bits : {6, 8, 10, 12, 14, 16, 20}) {
       const std::string name =
           "Fpr/" + std::string(kind) + "/bits:" + std::to_string(int(bits));
@@ -115,20 +113,16 @@ std::shared_ptr<void> bench::RegisterBenchmarks() {
           ->Unit(benchmark::kMillisecond);
     }
   }
-  for (const char* text : kSpecs) {
-    if (MakeBuilder(text) == nullptr) continue;  // kind not built here
+  for (FilterKind k : SpecKinds()) {
+    const std::string example = ExampleSpec(k);
     for (uint64_t n : kSizes) {
-      const std::string suffix =
-          "/" + std::string(text) + "/" + std::to_string(n);
-      bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, text, n);
+      bench::RegisterBuildAndQueries("/" + example + "/" + std::to_string(n),
+                                     BM_Build, BM_Query, example, n);
     }
-  }
-  for (const char* text : kKeyedSpecs) {
-    if (MakeBuilder(text) == nullptr) continue;
+    const std::string keyed = example + ":keyed";
     for (uint64_t n : kKeyedSizes) {
-      const std::string suffix =
-          "/" + std::string(text) + "/" + std::to_string(n);
-      bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, text, n);
+      bench::RegisterBuildAndQueries("/" + keyed + "/" + std::to_string(n),
+                                     BM_Build, BM_Query, keyed, n);
     }
   }
   return nullptr;

@@ -26,6 +26,21 @@
 #include "sstfilter/spec.h"
 #include "sstfilter/status.h"
 
+// The C names of the kind bytes mirror sstfilter::FilterKind (C cannot
+// read the kinds table): a kind added there adds its enumerator here.
+static_assert(SSTFILTER_KIND_EMPTY == int(sstfilter::FilterKind::kEmpty) &&
+                  SSTFILTER_KIND_BLOOM == int(sstfilter::FilterKind::kBloom) &&
+                  SSTFILTER_KIND_BLOCKED_BLOOM ==
+                      int(sstfilter::FilterKind::kBlockedBloom) &&
+                  SSTFILTER_KIND_CUCKOO ==
+                      int(sstfilter::FilterKind::kCuckoo) &&
+                  SSTFILTER_KIND_COUNTING_BLOOM ==
+                      int(sstfilter::FilterKind::kCountingBloom) &&
+                  SSTFILTER_KIND_DYNAMIC_CUCKOO ==
+                      int(sstfilter::FilterKind::kDynamicCuckoo) &&
+                  SSTFILTER_KIND_RIBBON == int(sstfilter::FilterKind::kRibbon),
+              "include/sstfilter/c.h's sstfilter_kind mirrors FilterKind");
+
 // The handles: plain structs owning the C++ objects.
 struct sstfilter_builder {
   std::unique_ptr<sstfilter::FilterBuilder> impl;
@@ -86,6 +101,8 @@ sstfilter_code FromStatus(const Status& s, char** errmsg) {
       return Fail(SSTFILTER_NOT_SUPPORTED, s.message(), errmsg);
     case Status::Code::kCorruption:
       return Fail(SSTFILTER_CORRUPTION, s.message(), errmsg);
+    case Status::Code::kIOError:  // no call of this API reads a file
+      break;
   }
   return Fail(SSTFILTER_INTERNAL, s.ToString(), errmsg);
 }

@@ -96,10 +96,9 @@ void Static(const FilterSpec& spec, const std::vector<std::string>& keys,
       SSTFILTER_FUZZ_CHECK(r.kind() == FilterKind::kEmpty);
     } else {
       // A builder may write a smaller or fallback kind, never a mutable one.
-      SSTFILTER_FUZZ_CHECK(r.kind() == FilterKind::kBloom ||
-                           r.kind() == FilterKind::kBlockedBloom ||
-                           r.kind() == FilterKind::kCuckoo ||
-                           r.kind() == FilterKind::kRibbon);
+      const std::vector<FilterKind>& kinds = sstfilter::SpecKinds();
+      SSTFILTER_FUZZ_CHECK(std::find(kinds.begin(), kinds.end(), r.kind()) !=
+                           kinds.end());
     }
     if (spec.kind == FilterKind::kBloom ||
         spec.kind == FilterKind::kBlockedBloom) {
@@ -177,14 +176,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     keys.emplace_back(in.Bytes(in.Byte() % 64));
   }
 
-  static constexpr FilterKind kStatic[] = {
-      FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
-      FilterKind::kRibbon};
-  constexpr int kNumStatic = sizeof(kStatic) / sizeof(kStatic[0]);
-  const int which = kind_byte % (kNumStatic + 2);
-  if (which < kNumStatic) {
+  // Every kind a spec names (the kinds table), then the two mutable kinds.
+  const std::vector<FilterKind>& kinds = sstfilter::SpecKinds();
+  const size_t which = kind_byte % (kinds.size() + 2);
+  if (which < kinds.size()) {
     FilterSpec spec;
-    spec.kind = kStatic[which];
+    spec.kind = kinds[which];
     const double lo = sstfilter::MinBitsPerKey(spec.kind);
     const double hi = sstfilter::MaxBitsPerKey(spec.kind);
     spec.bits_per_key = lo + (hi - lo) * bits_byte / 255.0;
@@ -200,7 +197,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.capacity = 1 + (flags >> 2) * 4;
   options.seed = seed;
   options.target_fpr = 0.5 / (1 + bits_byte);
-  if (which == kNumStatic) {
+  if (which == kinds.size()) {
     Mutable<CountingBloom>(options, keys);
   } else {
     Mutable<sstfilter::DynamicCuckooFilter>(options, keys);

@@ -61,6 +61,27 @@ std::string Name(std::string s) {
   return s;
 }
 
+// Specs of every kind a spec names (the kinds table): its example, its
+// fewest and most bits per key, a fraction, the largest seed.
+std::vector<std::string> StaticSpecs() {
+  std::vector<std::string> specs;
+  for (sstfilter::FilterKind kind : sstfilter::SpecKinds()) {
+    const std::string name = sstfilter::FilterKindName(kind);
+    sstfilter::FilterSpec spec;
+    spec.kind = kind;
+    spec.bits_per_key = sstfilter::MinBitsPerKey(kind);
+    const std::string min = spec.ToString();
+    spec.bits_per_key = sstfilter::MaxBitsPerKey(kind);
+    spec.seed = 7;
+    const std::string max = spec.ToString();
+    spec.bits_per_key = sstfilter::MinBitsPerKey(kind) + 5.3;
+    spec.seed = UINT64_MAX;
+    specs.insert(specs.end(),
+                 {sstfilter::ExampleSpec(kind), min, max, spec.ToString()});
+  }
+  return specs;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,10 +97,7 @@ int main(int argc, char** argv) {
   // Static kinds. 36 keys is LevelDB's filter size; 1000 keys give a
   // blocked Bloom payload of whole blocks and a cuckoo table (smaller ones
   // are written as standard Bloom).
-  for (const char* spec :
-       {"bloom:10", "bloom:1", "bloom:64:seed=7", "blocked_bloom:10",
-        "blocked_bloom:9.5:seed=18446744073709551615", "cuckoo:12", "cuckoo:5",
-        "cuckoo:32:seed=7", "ribbon:10", "ribbon:2", "ribbon:7.3:seed=7"}) {
+  for (const std::string& spec : StaticSpecs()) {
     // 36 keys: ribbon's dense form and compact trailers; 1000: banded.
     for (int n : {0, 1, 36, 1000}) {
       const std::string bytes = Build(spec, n);
@@ -99,9 +117,9 @@ int main(int argc, char** argv) {
   }
 
   // Keyed filters (format version 3), and one with its trailer damaged.
-  for (const char* spec :
-       {"bloom:10:keyed", "blocked_bloom:10:keyed", "cuckoo:12:keyed",
-        "ribbon:10:keyed", "ribbon:7.3:seed=7:keyed"}) {
+  for (sstfilter::FilterKind kind : sstfilter::SpecKinds()) {
+    const std::string spec =
+        std::string(sstfilter::ExampleSpec(kind)) + ":keyed";
     for (int n : {0, 36, 1000}) {
       const std::string bytes = Build(spec, n);
       Write(dir / "filters" / (Name(spec) + "_n" + std::to_string(n)), bytes);

@@ -242,27 +242,16 @@ const std::vector<SizePoint>& SizeCurve(FilterKind kind) {
   return hull;
 }
 
-}  // namespace
-
-Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
-                     double avg_bits_per_key, LevelPlan* out) {
-  FilterSpec avg;
-  avg.kind = kind;
-  avg.bits_per_key = avg_bits_per_key;
-  Status s = avg.Validate();
-  if (!s.ok()) return s;
-  if (run_keys.empty()) {
-    return Status::InvalidArgument("a tree needs at least one run of keys");
-  }
-  const std::vector<SizePoint>& curve = SizeCurve(kind);
+// The spec bits per key of each run: every run starts at the curve's
+// smallest size; the budget left, in bits, goes to whichever run saves the
+// most false positives per bit at its next hull segment: segment slope /
+// run keys. The run the budget runs out on gets a fraction of its segment.
+std::vector<double> SpendBudget(const FilterSpec& avg,
+                                const std::vector<uint64_t>& run_keys,
+                                const std::vector<SizePoint>& curve) {
   const size_t n = run_keys.size();
   double total_keys = 0;
   for (uint64_t k : run_keys) total_keys += static_cast<double>(k);
-
-  // Every run starts at the smallest size; the budget left, in bits, goes
-  // to whichever run saves the most false positives per bit at its next
-  // hull segment: segment slope / run keys. The run the budget runs out on
-  // gets a fraction of its segment.
   std::vector<size_t> at(n, 0);
   std::vector<double> spec_bits(n, curve[0].spec_bits);
   FilterParams uniform = internal::PlanFilter(avg, kCurveKeys);
@@ -313,7 +302,24 @@ Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
       left = 0;
     }
   }
+  return spec_bits;
+}
 
+}  // namespace
+
+Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
+                     double avg_bits_per_key, LevelPlan* out) {
+  FilterSpec avg;
+  avg.kind = kind;
+  avg.bits_per_key = avg_bits_per_key;
+  Status s = avg.Validate();
+  if (!s.ok()) return s;
+  if (run_keys.empty()) {
+    return Status::InvalidArgument("a tree needs at least one run of keys");
+  }
+  const std::vector<double> spec_bits =
+      SpendBudget(avg, run_keys, SizeCurve(kind));
+  const size_t n = run_keys.size();
   LevelPlan plan;
   plan.bits_per_key.assign(n, 0);
   plan.fpr.assign(n, 0);

@@ -73,6 +73,16 @@ struct KindPlan {
   uint8_t first_param = 0;
 };
 
+// The start of every kind's plan for n keys: num_keys and the spec's
+// bits_per_key set; for n == 0 the whole plan, an empty filter.
+inline KindPlan StartPlan(const FilterSpec& spec, uint64_t n) {
+  KindPlan plan;
+  plan.params.num_keys = n;
+  plan.params.bits_per_key = spec.bits_per_key;
+  if (n == 0) plan.params.kind = FilterKind::kEmpty;
+  return plan;
+}
+
 // Bytes of the filter `plan` describes for a filter built from `spec`:
 // its payload and the trailer AppendTrailer writes for it. The one place a
 // plan's total size is computed.

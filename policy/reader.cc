@@ -25,7 +25,9 @@ FilterReader FilterReader::Open(std::string_view filter,
   // A keyed filter without the writer's secret: its probe positions are
   // unknown, so it matches every key.
   if (t.keyed && (secret == nullptr || secret->key_id() != t.key_id)) {
-    return FilterReader();
+    FilterReader keyed;
+    keyed.keyed_ = true;
+    return keyed;
   }
   const internal::KindRow* row = internal::FindKindRow(t.kind);
   if (row == nullptr) return FilterReader();  // a kind this version can't read
@@ -39,6 +41,7 @@ FilterReader FilterReader::Open(std::string_view filter,
   r.payload_size_ = t.payload_size;
   r.seed_ = t.seed;
   r.secret_ = t.keyed ? secret : nullptr;
+  r.keyed_ = t.keyed;
   return r;
 }
 

@@ -79,12 +79,67 @@ Status FilterSpec::Validate() const {
   return Status::OK();
 }
 
+namespace {
+
+// A decimal number ("9.5"): from_chars accepts no leading '+' or spaces;
+// nan and inf are rejected by hand.
+bool ParseDecimal(std::string_view text, double* v) {
+  auto r = std::from_chars(text.data(), text.data() + text.size(), *v,
+                           std::chars_format::fixed);
+  return !text.empty() && r.ec == std::errc() &&
+         r.ptr == text.data() + text.size() && std::isfinite(*v);
+}
+
+// A whole number, all of `text`.
+template <typename T>
+bool ParseWhole(std::string_view text, T* v) {
+  auto r = std::from_chars(text.data(), text.data() + text.size(), *v);
+  return !text.empty() && r.ec == std::errc() &&
+         r.ptr == text.data() + text.size();
+}
+
+// One option after the bits per key: ":name" or ":name=value". Returns ""
+// or what is wrong with it.
+std::string ParseOption(std::string_view option, FilterSpec* out) {
+  const size_t eq = option.find('=');
+  const std::string_view name = option.substr(0, eq);
+  const bool has_value = eq != std::string_view::npos;
+  const std::string_view value = has_value ? option.substr(eq + 1) : "";
+  const std::string quoted = "\"" + std::string(value) + "\"";
+  if (!has_value && name == "by_level") {
+    out->by_level = true;
+  } else if (!has_value && name == "keyed") {
+    out->keyed = true;
+  } else if (!has_value && name == "salt") {
+    out->salt = true;
+  } else if (has_value && name == "seed") {
+    if (!ParseWhole(value, &out->seed)) {
+      return "seed " + quoted + " is not an unsigned 64-bit integer";
+    }
+  } else if (has_value && name == "l0_files") {
+    if (!ParseWhole(value, &out->l0_files)) {
+      return "l0_files " + quoted + " is not an integer";
+    }
+  } else if (has_value && name == "size_ratio") {
+    if (!ParseDecimal(value, &out->size_ratio)) {
+      return "size_ratio " + quoted + " is not a decimal number";
+    }
+  } else {
+    return "unknown option \"" + std::string(option) +
+           "\" after bits per key; expected seed=<n>, keyed, salt, "
+           "by_level, size_ratio=<x> or l0_files=<n>";
+  }
+  return "";
+}
+
+}  // namespace
+
 Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   std::string_view rest = text;
   constexpr std::string_view kPrefix = kPolicyPrefix;
-  if (rest.substr(0, kPrefix.size()) == kPrefix)
+  if (rest.substr(0, kPrefix.size()) == kPrefix) {
     rest.remove_prefix(kPrefix.size());
-
+  }
   const size_t colon = rest.find(':');
   if (colon == std::string_view::npos) {
     return Bad(text, "expected <kind>:<bits_per_key>, e.g. \"bloom:10\"");
@@ -100,18 +155,12 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   }
   out.kind = kind->kind;
 
-  std::string_view bits = rest.substr(0, rest.find(':'));
+  const std::string_view bits = rest.substr(0, rest.find(':'));
   rest.remove_prefix(bits.size());
-  double value = 0;
-  // from_chars accepts no leading '+' or spaces; reject nan/inf by hand.
-  auto res = std::from_chars(bits.data(), bits.data() + bits.size(), value,
-                             std::chars_format::fixed);
-  if (bits.empty() || res.ec != std::errc() ||
-      res.ptr != bits.data() + bits.size() || !std::isfinite(value)) {
+  if (!ParseDecimal(bits, &out.bits_per_key)) {
     return Bad(text, "bits per key \"" + std::string(bits) +
                          "\" is not a decimal number");
   }
-  out.bits_per_key = value;
 
   // Options, each ":name" or ":name=value", at most once each.
   std::string seen;
@@ -119,51 +168,13 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
     rest.remove_prefix(1);  // ':'
     const std::string_view option = rest.substr(0, rest.find(':'));
     rest.remove_prefix(option.size());
-    const size_t eq = option.find('=');
-    const std::string_view name = option.substr(0, eq);
-    const std::string_view value = eq == std::string_view::npos
-                                       ? std::string_view()
-                                       : option.substr(eq + 1);
-    if (seen.find("," + std::string(name) + ",") != std::string::npos) {
-      return Bad(text, "option \"" + std::string(name) + "\" given twice");
+    const std::string name(option.substr(0, option.find('=')));
+    if (seen.find("," + name + ",") != std::string::npos) {
+      return Bad(text, "option \"" + name + "\" given twice");
     }
-    seen += "," + std::string(name) + ",";
-    auto whole = [&](auto* v) {
-      auto r = std::from_chars(value.data(), value.data() + value.size(), *v);
-      return !value.empty() && r.ec == std::errc() &&
-             r.ptr == value.data() + value.size();
-    };
-    if (name == "by_level" && eq == std::string_view::npos) {
-      out.by_level = true;
-    } else if (name == "keyed" && eq == std::string_view::npos) {
-      out.keyed = true;
-    } else if (name == "salt" && eq == std::string_view::npos) {
-      out.salt = true;
-    } else if (name == "seed" && eq != std::string_view::npos) {
-      if (!whole(&out.seed)) {
-        return Bad(text, "seed \"" + std::string(value) +
-                             "\" is not an unsigned 64-bit integer");
-      }
-    } else if (name == "l0_files" && eq != std::string_view::npos) {
-      if (!whole(&out.l0_files)) {
-        return Bad(text,
-                   "l0_files \"" + std::string(value) + "\" is not an integer");
-      }
-    } else if (name == "size_ratio" && eq != std::string_view::npos) {
-      auto r = std::from_chars(value.data(), value.data() + value.size(),
-                               out.size_ratio, std::chars_format::fixed);
-      if (value.empty() || r.ec != std::errc() ||
-          r.ptr != value.data() + value.size() ||
-          !std::isfinite(out.size_ratio)) {
-        return Bad(text, "size_ratio \"" + std::string(value) +
-                             "\" is not a decimal number");
-      }
-    } else {
-      return Bad(text, "unknown option \"" + std::string(option) +
-                           "\" after bits per key; expected seed=<n>, "
-                           "keyed, salt, by_level, size_ratio=<x> or "
-                           "l0_files=<n>");
-    }
+    seen += "," + name + ",";
+    const std::string why = ParseOption(option, &out);
+    if (!why.empty()) return Bad(text, why);
   }
 
   Status s = out.Validate();

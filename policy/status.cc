@@ -14,6 +14,8 @@ std::string Status::ToString() const {
       return "Not supported: " + msg_;
     case Code::kCorruption:
       return "Corruption: " + msg_;
+    case Code::kIOError:
+      return "IO error: " + msg_;
   }
   return "Unknown code: " + msg_;
 }

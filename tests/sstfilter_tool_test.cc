@@ -203,9 +203,9 @@ TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
       {"params --keys=100 --fpr=1e-30 --kind=bloom", "cannot reach"},
       {"params --keys=100 extra", "takes no file arguments"},
       {"params --keys=100 --expect=5", "--expect does not apply to params"},
-      {"params --levels=1e6,x", "\"x\" is not a key count"},
-      {"params --levels=1e6,,1e7", "\"\" is not a key count"},
-      {"params --levels=1.5", "is not a key count"},
+      {"params --levels=1e6,x", "\"x\" is not a count"},
+      {"params --levels=1e6,,1e7", "\"\" is not a count"},
+      {"params --levels=1.5", "is not a count"},
       {"params --levels=1e6 --bits=0.1", "bits per key must be within"},
       {"params --levels=1e6 --keys=5", "--keys does not apply to params"},
       {"params --keys=5 --bits=5", "--bits does not apply to params"},
@@ -240,8 +240,25 @@ TEST(SstfilterToolTest, HelpListsOnlyItsOwnFlags) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(Contains(r.out + r.err, "sstfilter params --keys=N")) << r.out;
   EXPECT_TRUE(Contains(r.out + r.err, "-expect")) << r.out;
-  // Not the hundreds of flags librocksdb carries.
+  // Not the hundreds of flags librocksdb carries, nor a build path.
   EXPECT_LT((r.out + r.err).size(), 3000u) << r.out;
+  EXPECT_FALSE(Contains(r.out + r.err, "/")) << r.out;
+}
+
+// Every count takes the same forms: an integer or exponent form.
+TEST(SstfilterToolTest, CountsTakeExponentForms) {
+  const Result plain = RunTool("params --keys=1000000 --fpr=0.01");
+  const Result exp = RunTool("params --keys=1e6 --fpr=0.01");
+  EXPECT_EQ(exp.exit_code, 0) << exp.err;
+  EXPECT_EQ(exp.out, plain.out);
+  const Result levels = RunTool("params --levels=1e6,1000000 --bits=10");
+  EXPECT_EQ(levels.exit_code, 0) << levels.err;
+  const Result dedup = RunTool("dedup --expect=2.5e3", "a\nb\na\n");
+  EXPECT_EQ(dedup.exit_code, 0) << dedup.err;
+  EXPECT_EQ(dedup.out, "a\nb\n");
+  const Result half = RunTool("params --keys=1.5 --fpr=0.01");
+  EXPECT_EQ(half.exit_code, 2);
+  EXPECT_TRUE(Contains(half.err, "--keys: \"1.5\" is not a count")) << half.err;
 }
 
 // ---- dedup -----------------------------------------------------------------

@@ -19,7 +19,6 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
 #include "tools/commands.h"
@@ -80,16 +79,10 @@ std::string KindCounts(const std::vector<std::string>& filters) {
   std::map<std::string, uint64_t> counts;
   for (const std::string& f : filters) {
     const FilterReader r = FilterReader::Open(f);
-    internal::Trailer t;
-    const bool keyed =
-        !r.valid() &&
-        internal::ParseTrailer(reinterpret_cast<const uint8_t*>(f.data()),
-                               f.size(), &t) &&
-        t.keyed;
     // A keyed filter reads only with its secret (sstfilter/secret.h).
-    counts[r.valid() ? FilterKindName(r.kind())
-           : keyed   ? "keyed (needs its secret)"
-                     : "unreadable"]++;
+    counts[r.valid()   ? FilterKindName(r.kind())
+           : r.keyed() ? "keyed (needs its secret)"
+                       : "unreadable"]++;
   }
   std::string out;
   for (const auto& [name, n] : counts) {
@@ -129,10 +122,9 @@ int64_t CountLevelDBKeys(const std::string& path) {
 // under "filter." + Name() and hands them only to a policy of that name.
 bool InspectLevelDBTable(const std::string& path) {
   LevelDBFilterBlock block;
-  const std::string err = ReadLevelDBFilterBlock(path, &block);
-  if (!err.empty()) {
-    std::fprintf(stderr, "sstfilter: %s: not a readable LevelDB table: %s\n",
-                 path.c_str(), err.c_str());
+  const Status s = ReadLevelDBFilterBlock(path, &block);
+  if (!s.ok()) {
+    std::fprintf(stderr, "sstfilter: %s\n", s.message().c_str());
     return false;
   }
   const int64_t keys = CountLevelDBKeys(path);

@@ -45,6 +45,10 @@ uint64_t FileSize(std::ifstream& f) {
   return static_cast<uint64_t>(f.tellg());
 }
 
+Status Corrupt(const std::string& path, const char* what) {
+  return Status::Corruption(path + ": not a readable LevelDB table: " + what);
+}
+
 }  // namespace
 
 bool IsLevelDBTable(const std::string& path) {
@@ -57,20 +61,20 @@ bool IsLevelDBTable(const std::string& path) {
          DecodeFixed32(magic.data() + 4) == kMagicHigh;
 }
 
-std::string ReadLevelDBFilterBlock(const std::string& path,
-                                   LevelDBFilterBlock* out) {
+Status ReadLevelDBFilterBlock(const std::string& path,
+                              LevelDBFilterBlock* out) {
   *out = LevelDBFilterBlock();
   std::ifstream f(path, std::ios::binary);
-  if (!f) return "cannot open";
+  if (!f) return Status::IOError(path + ": cannot open");
   const uint64_t file_size = FileSize(f);
   std::string footer;
   if (file_size < kFooterSize ||
       !ReadAt(f, file_size - kFooterSize, kFooterSize, &footer)) {
-    return "shorter than a table footer";
+    return Corrupt(path, "shorter than a table footer");
   }
   if (DecodeFixed32(footer.data() + 40) != kMagicLow ||
       DecodeFixed32(footer.data() + 44) != kMagicHigh) {
-    return "no LevelDB table magic number";
+    return Corrupt(path, "no LevelDB table magic number");
   }
   const char* p = footer.data();
   uint64_t meta_offset = 0, meta_size = 0;
@@ -78,18 +82,19 @@ std::string ReadLevelDBFilterBlock(const std::string& path,
       !GetVarint64(&p, footer.data() + 40, &meta_size) ||
       meta_offset > file_size || meta_size > file_size - meta_offset ||
       kBlockTrailer > file_size - meta_offset - meta_size) {
-    return "bad metaindex handle";
+    return Corrupt(path, "bad metaindex handle");
   }
   std::string meta;
   if (!ReadAt(f, meta_offset, meta_size + kBlockTrailer, &meta)) {
-    return "short read";
+    return Status::IOError(path + ": short read");
   }
-  if (meta[meta_size] != 0) return "compressed metaindex block";
+  if (meta[meta_size] != 0) return Corrupt(path, "compressed metaindex block");
   // Block: entries (shared, non_shared, value_length varints, key delta,
   // value), then restart offsets and their count (fixed32s).
-  if (meta_size < 4) return "short metaindex block";
+  if (meta_size < 4) return Corrupt(path, "short metaindex block");
   const uint64_t restarts = DecodeFixed32(meta.data() + meta_size - 4);
-  if ((restarts + 1) * 4 > meta_size) return "bad metaindex restarts";
+  if ((restarts + 1) * 4 > meta_size)
+    return Corrupt(path, "bad metaindex restarts");
   const char* q = meta.data();
   const char* const limit = meta.data() + meta_size - (restarts + 1) * 4;
   std::string key;
@@ -101,7 +106,7 @@ std::string ReadLevelDBFilterBlock(const std::string& path,
         !GetVarint64(&q, limit, &value_length) || shared > key.size() ||
         non_shared > static_cast<uint64_t>(limit - q) ||
         value_length > static_cast<uint64_t>(limit - q) - non_shared) {
-      return "corrupt metaindex entry";
+      return Corrupt(path, "corrupt metaindex entry");
     }
     key.resize(shared);
     key.append(q, non_shared);
@@ -112,26 +117,28 @@ std::string ReadLevelDBFilterBlock(const std::string& path,
     uint64_t offset = 0, size = 0;
     if (!GetVarint64(&value, q, &offset) || !GetVarint64(&value, q, &size) ||
         offset > file_size || size > file_size - offset || size < 5) {
-      return "bad filter block handle";
+      return Corrupt(path, "bad filter block handle");
     }
     std::string block;
-    if (!ReadAt(f, offset, size, &block)) return "short read";
+    if (!ReadAt(f, offset, size, &block))
+      return Status::IOError(path + ": short read");
     const uint64_t array = DecodeFixed32(block.data() + size - 5);
-    if (array > size - 5) return "bad filter offset array";
+    if (array > size - 5) return Corrupt(path, "bad filter offset array");
     const uint64_t num = (size - 5 - array) / 4;
     for (uint64_t i = 0; i < num; i++) {
       const uint64_t start = DecodeFixed32(block.data() + array + 4 * i);
       const uint64_t end =
           i + 1 < num ? DecodeFixed32(block.data() + array + 4 * (i + 1))
                       : array;
-      if (start > end || end > array) return "bad filter offsets";
+      if (start > end || end > array)
+        return Corrupt(path, "bad filter offsets");
       out->filters.push_back(block.substr(start, end - start));
     }
     out->policy_name = key.substr(sizeof(kPrefix) - 1);
     out->block_bytes = size;
-    return "";
+    return Status::OK();
   }
-  return "";
+  return Status::OK();  // a table without a filter
 }
 
 }  // namespace tool

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "sstfilter/status.h"
+
 namespace sstfilter {
 namespace tool {
 
@@ -32,10 +34,10 @@ struct LevelDBFilterBlock {
 // the block-based format ends in another).
 bool IsLevelDBTable(const std::string& path);
 
-// Reads the filter block of the LevelDB table at `path` into *out. Returns
-// "" on success (also for a table without a filter), else what is wrong.
-std::string ReadLevelDBFilterBlock(const std::string& path,
-                                   LevelDBFilterBlock* out);
+// Reads the filter block of the LevelDB table at `path` into *out. OK also
+// for a table without a filter; IOError if the file cannot be read,
+// Corruption naming the path and what is wrong if it is not a LevelDB table.
+Status ReadLevelDBFilterBlock(const std::string& path, LevelDBFilterBlock* out);
 
 }  // namespace tool
 }  // namespace sstfilter

@@ -22,19 +22,21 @@ namespace sstfilter {
 namespace tool {
 namespace {
 
-constexpr FilterKind kAllKinds[] = {
-    FilterKind::kBloom,         FilterKind::kBlockedBloom,
-    FilterKind::kCuckoo,        FilterKind::kCountingBloom,
-    FilterKind::kDynamicCuckoo, FilterKind::kRibbon};
-
-// Whether this build makes filters of `kind` (mutable kinds have no
-// FilterBuilder; their parameters come from ParamsForFpr alone).
+// Whether a spec may name `kind` (mutable kinds have no FilterBuilder;
+// their parameters come from a filter made for the target).
 bool HasBuilder(FilterKind kind) {
-  FilterSpec spec;
-  spec.kind = kind;
-  spec.bits_per_key = MaxBitsPerKey(kind);
-  std::unique_ptr<FilterBuilder> b;
-  return NewFilterBuilder(spec, &b).ok();
+  const std::vector<FilterKind>& kinds = SpecKinds();
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
+}
+
+// "bloom, ... or ribbon": the names of `kinds`, for messages.
+std::string KindNames(const std::vector<FilterKind>& kinds) {
+  std::string names;
+  for (size_t i = 0; i < kinds.size(); i++) {
+    if (i > 0) names += i + 1 == kinds.size() ? " or " : ", ";
+    names += FilterKindName(kinds[i]);
+  }
+  return names;
 }
 
 // Mutable kinds have no ParamsForFpr: their parameters are read off a
@@ -108,8 +110,7 @@ struct ParamsTable {
 // Adds kind k's row for `keys` keys at FPR `fpr`, or its problem.
 void AddKindRow(FilterKind k, uint64_t keys, double fpr, ParamsTable* out) {
   FilterParams p;
-  const bool is_mutable =
-      k == FilterKind::kCountingBloom || k == FilterKind::kDynamicCuckoo;
+  const bool is_mutable = !HasBuilder(k);
   bool scaled = false;
   Status s = is_mutable ? MutableParams(k, keys, fpr, &p, &scaled)
                         : ParamsForFpr(k, keys, fpr, &p);
@@ -160,15 +161,12 @@ void AddKindRow(FilterKind k, uint64_t keys, double fpr, ParamsTable* out) {
 
 int Params(uint64_t keys, double fpr, const std::string& kind) {
   std::vector<FilterKind> kinds;
-  for (FilterKind k : kAllKinds) {
+  for (FilterKind k : FilterKinds()) {
     if (kind.empty() || kind == FilterKindName(k)) kinds.push_back(k);
   }
   if (kinds.empty()) {
-    std::fprintf(stderr,
-                 "sstfilter: unknown --kind \"%s\"; expected bloom, "
-                 "blocked_bloom, cuckoo, counting_bloom, dynamic_cuckoo or "
-                 "ribbon\n",
-                 kind.c_str());
+    std::fprintf(stderr, "sstfilter: unknown --kind \"%s\"; expected %s\n",
+                 kind.c_str(), KindNames(FilterKinds()).c_str());
     return kUsageError;
   }
 
@@ -212,16 +210,12 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
 int LevelParams(const std::vector<uint64_t>& levels, double bits,
                 const std::string& kind) {
   std::vector<FilterKind> kinds;
-  for (FilterKind k : kAllKinds) {
-    if ((kind.empty() && HasBuilder(k)) || kind == FilterKindName(k)) {
-      kinds.push_back(k);
-    }
+  for (FilterKind k : SpecKinds()) {
+    if (kind.empty() || kind == FilterKindName(k)) kinds.push_back(k);
   }
   if (kinds.empty()) {
-    std::fprintf(stderr,
-                 "sstfilter: unknown --kind \"%s\"; expected bloom, "
-                 "blocked_bloom or cuckoo\n",
-                 kind.c_str());
+    std::fprintf(stderr, "sstfilter: unknown --kind \"%s\"; expected %s\n",
+                 kind.c_str(), KindNames(SpecKinds()).c_str());
     return kUsageError;
   }
   // Every plan first, so that an error prints nothing on stdout.

@@ -2,11 +2,13 @@
 //
 // The `sstfilter` command: answers about filters without writing code.
 //
-//   sstfilter params --keys=N --fpr=P [--kind=K]   size a filter, every kind
-//   sstfilter params --levels=N,N,... --bits=B      bits per level of a tree
-//   sstfilter inspect FILE.sst|FILE.ldb...          filters and levels of
-//   tables sstfilter dedup [--expect=N --fpr=P]            print stdin lines
-//   once
+//   sstfilter params --keys=N --fpr=P [--kind=K]  size a filter, every kind
+//   sstfilter params --levels=N,N,... --bits=B     bits per level of a tree
+//   sstfilter inspect FILE.sst|FILE.ldb...         filters and levels
+//   sstfilter dedup [--expect=N --fpr=P]           print stdin lines once
+//
+// Counts (--keys, --expect, each of --levels) are whole numbers written as
+// integers or in exponent form: 1000000, 1e6, 2.5e6.
 //
 // Exit status: 0 on success, 1 when a file cannot be read, 2 for bad
 // arguments (with a message on stderr saying which).
@@ -24,9 +26,10 @@
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
 #include "sstfilter/spec.h"
+#include "sstfilter/status.h"
 #include "tools/commands.h"
 
-DEFINE_uint64(keys, 0, "params: number of distinct keys (required)");
+DEFINE_string(keys, "", "params: number of distinct keys (required), e.g. 1e6");
 DEFINE_double(fpr, 0.01,
               "params, dedup: target false-positive rate, within (0, 1)");
 DEFINE_string(kind, "",
@@ -40,7 +43,7 @@ DEFINE_double(bits, 10, "params --levels: average bits per key of the tree");
 DECLARE_bool(help);
 DECLARE_bool(helpshort);
 
-DEFINE_uint64(expect, 1000000,
+DEFINE_string(expect, "1e6",
               "dedup: expected number of distinct lines (sizes the filter)");
 
 namespace sstfilter {
@@ -67,6 +70,53 @@ int Usage(const std::string& problem) {
   return kUsageError;
 }
 
+// A count of keys or lines: a whole number in [0, 10^15], written as an
+// integer or in exponent form ("1e6").
+Status ParseCount(const std::string& flag, const std::string& text,
+                  uint64_t* out) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) ||
+      v > 1e15 || v != std::floor(v)) {
+    return Status::InvalidArgument("--" + flag + ": \"" + text +
+                                   "\" is not a count (e.g. 1000000 or 1e6)");
+  }
+  *out = static_cast<uint64_t>(v);
+  return Status::OK();
+}
+
+// --levels: counts separated by commas.
+Status ParseLevels(const std::string& text, std::vector<uint64_t>* levels) {
+  std::string_view rest = text;
+  while (true) {
+    const size_t comma = rest.find(',');
+    uint64_t n = 0;
+    Status s = ParseCount("levels", std::string(rest.substr(0, comma)), &n);
+    if (!s.ok()) return s;
+    levels->push_back(n);
+    if (comma == std::string_view::npos) return Status::OK();
+    rest.remove_prefix(comma + 1);
+  }
+}
+
+// --help: this program's flags, by name, without the build paths gflags
+// prints (and without the hundreds of flags librocksdb defines).
+void PrintHelp() {
+  std::printf("answers about sstfilter filters.\n\nusage:\n%s\nflags:\n",
+              kCommands);
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  for (const gflags::CommandLineFlagInfo& f : flags) {
+    const std::string& file = f.filename;
+    if (file.size() < 17 ||
+        file.compare(file.size() - 17, 17, "sstfilter_main.cc") != 0) {
+      continue;
+    }
+    std::printf("  --%s (%s) default: \"%s\"\n", f.name.c_str(),
+                f.description.c_str(), f.default_value.c_str());
+  }
+}
+
 bool IsDefault(const char* flag) {
   return gflags::GetCommandLineFlagInfoOrDie(flag).is_default;
 }
@@ -83,82 +133,76 @@ std::string UnusedFlag(const std::vector<std::string>& used) {
 
 }  // namespace
 
+// The flags each command reads; any other flag set is a mistake.
+std::vector<std::string> FlagsOf(const std::string& command) {
+  if (command == "params" && !IsDefault("levels")) {
+    return {"levels", "bits", "kind"};
+  }
+  if (command == "params") return {"keys", "fpr", "kind"};
+  if (command == "dedup") return {"expect", "fpr", "kind"};
+  return {};  // inspect
+}
+
+Status CheckFpr() {
+  if (FLAGS_fpr > 0 && FLAGS_fpr < 1) return Status::OK();
+  return Status::InvalidArgument("--fpr must be within (0, 1), got " +
+                                 std::to_string(FLAGS_fpr));
+}
+
+int RunParams(const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("params takes no file arguments");
+  if (!IsDefault("levels")) {
+    std::vector<uint64_t> levels;
+    const Status s = ParseLevels(FLAGS_levels, &levels);
+    if (!s.ok()) return Usage(s.message());
+    return LevelParams(levels, FLAGS_bits, FLAGS_kind);
+  }
+  const Status needs_keys =
+      Status::InvalidArgument("params needs --keys=N with N > 0");
+  uint64_t keys = 0;
+  Status s =
+      IsDefault("keys") ? needs_keys : ParseCount("keys", FLAGS_keys, &keys);
+  if (s.ok() && keys == 0) s = needs_keys;
+  if (s.ok()) s = CheckFpr();
+  if (!s.ok()) return Usage(s.message());
+  return Params(keys, FLAGS_fpr, FLAGS_kind);
+}
+
+int RunDedup(const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("dedup reads stdin and takes no files");
+  uint64_t expect = 0;
+  Status s = CheckFpr();
+  if (s.ok()) s = ParseCount("expect", FLAGS_expect, &expect);
+  if (!s.ok()) return Usage(s.message());
+  if (expect == 0) return Usage("--expect must be > 0");
+  return Dedup(expect, FLAGS_fpr, FLAGS_kind);
+}
+
 int Main(int argc, char** argv) {
   gflags::SetUsageMessage(std::string("answers about sstfilter filters.\n\n") +
                           kCommands);
   gflags::SetVersionString(SSTFILTER_VERSION);  // CMake's project(VERSION)
-  // --help shows this file's flags only: librocksdb defines many of its own.
   gflags::ParseCommandLineNonHelpFlags(&argc, &argv, /*remove_flags=*/true);
   if (FLAGS_help || FLAGS_helpshort) {
-    gflags::ShowUsageWithFlagsRestrict(argv[0], "sstfilter_main.cc");
+    PrintHelp();
     return 0;
   }
   gflags::HandleCommandLineHelpFlags();  // --version, --helpfull, ...
   if (argc < 2) return Usage("no command given");
   const std::string command = argv[1];
-  std::vector<std::string> args(argv + 2, argv + argc);
-
-  std::vector<std::string> used;
-  if (command == "params" && !IsDefault("levels")) {
-    used = {"levels", "bits", "kind"};
-  } else if (command == "params") {
-    used = {"keys", "fpr", "kind"};
-  } else if (command == "inspect") {
-    used = {};
-  } else if (command == "dedup") {
-    used = {"expect", "fpr", "kind"};
-  } else {
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command != "params" && command != "inspect" && command != "dedup") {
     return Usage("unknown command \"" + command +
                  "\"; expected params, inspect or dedup");
   }
-  const std::string unused = UnusedFlag(used);
+  const std::string unused = UnusedFlag(FlagsOf(command));
   if (!unused.empty()) {
     return Usage("--" + unused + " does not apply to " + command);
   }
-
-  if (command == "params" && !IsDefault("levels")) {
-    if (!args.empty()) return Usage("params takes no file arguments");
-    std::vector<uint64_t> levels;
-    std::string_view rest = FLAGS_levels;
-    while (true) {
-      const std::string item(rest.substr(0, rest.find(',')));
-      // Numbers like 1e8 are welcome; each must be a whole count of keys.
-      char* end = nullptr;
-      const double v = std::strtod(item.c_str(), &end);
-      if (item.empty() || end != item.c_str() + item.size() || !(v >= 0) ||
-          v > 1e15 || v != std::floor(v)) {
-        return Usage("--levels: \"" + item +
-                     "\" is not a key count (e.g. 1e6,1e7,1e8)");
-      }
-      levels.push_back(static_cast<uint64_t>(v));
-      if (rest.find(',') == std::string_view::npos) break;
-      rest.remove_prefix(rest.find(',') + 1);
-    }
-    return LevelParams(levels, FLAGS_bits, FLAGS_kind);
-  }
-  if (command == "params") {
-    if (!args.empty()) return Usage("params takes no file arguments");
-    if (IsDefault("keys") || FLAGS_keys == 0) {
-      return Usage("params needs --keys=N with N > 0");
-    }
-    if (!(FLAGS_fpr > 0 && FLAGS_fpr < 1)) {
-      return Usage("--fpr must be within (0, 1), got " +
-                   std::to_string(FLAGS_fpr));
-    }
-    return Params(FLAGS_keys, FLAGS_fpr, FLAGS_kind);
-  }
-  if (command == "inspect") {
-    if (args.empty()) return Usage("inspect needs at least one FILE.sst");
-    return Inspect(args);
-  }
-  // dedup
-  if (!args.empty()) return Usage("dedup reads stdin and takes no files");
-  if (!(FLAGS_fpr > 0 && FLAGS_fpr < 1)) {
-    return Usage("--fpr must be within (0, 1), got " +
-                 std::to_string(FLAGS_fpr));
-  }
-  if (FLAGS_expect == 0) return Usage("--expect must be > 0");
-  return Dedup(FLAGS_expect, FLAGS_fpr, FLAGS_kind);
+  if (command == "params") return RunParams(args);
+  if (command == "dedup") return RunDedup(args);
+  if (args.empty()) return Usage("inspect needs at least one FILE.sst");
+  return Inspect(args);
 }
 
 }  // namespace tool

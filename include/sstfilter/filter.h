@@ -164,6 +164,9 @@ class FilterReader {
   bool valid() const { return query_ != nullptr; }
   FilterKind kind() const { return kind_; }
   uint64_t seed() const { return seed_; }
+  // The filter is keyed (its trailer says so), whether or not this reader
+  // has the secret: a keyed filter opened without it is !valid() && keyed().
+  bool keyed() const { return keyed_; }
   // Bytes of the payload (the filter without its trailer).
   size_t payload_size() const { return payload_size_; }
 
@@ -181,6 +184,7 @@ class FilterReader {
   uint64_t seed_ = 0;
   const FilterSecret* secret_ = nullptr;  // a keyed filter's
   FilterKind kind_ = FilterKind::kEmpty;
+  bool keyed_ = false;
   // The kind's parameters, as its decoder stored them; private to policy/.
   alignas(8) unsigned char state_[kStateBytes] = {};
 };

@@ -22,7 +22,8 @@ class [[nodiscard]] Status {
     kOk = 0,
     kInvalidArgument = 1,
     kNotSupported = 2,
-    kCorruption = 3
+    kCorruption = 3,
+    kIOError = 4  // a file could not be read or written
   };
 
   Status() = default;  // OK
@@ -35,6 +36,9 @@ class [[nodiscard]] Status {
   }
   static Status Corruption(std::string msg) {
     return Status(Code::kCorruption, std::move(msg));
+  }
+  static Status IOError(std::string msg) {
+    return Status(Code::kIOError, std::move(msg));
   }
 
   bool ok() const { return code_ == Code::kOk; }

@@ -15,14 +15,9 @@ namespace sstfilter {
 namespace internal {
 
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
-  KindPlan plan;
+  KindPlan plan = StartPlan(spec, n);
+  if (n == 0) return plan;
   FilterParams& p = plan.params;
-  p.num_keys = n;
-  p.bits_per_key = spec.bits_per_key;
-  if (n == 0) {
-    p.kind = FilterKind::kEmpty;
-    return plan;
-  }
   // n * bits_per_key stays exact in a double far beyond any real n (2^53).
   const double bits = std::ceil(static_cast<double>(n) * spec.bits_per_key);
   const uint64_t standard_bytes =

@@ -61,14 +61,9 @@ void AppendCuckooTrailer(uint64_t payload, const FilterSpec& spec, int f,
 }  // namespace
 
 KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
-  KindPlan plan;
+  KindPlan plan = StartPlan(spec, n);
+  if (n == 0) return plan;
   FilterParams& p = plan.params;
-  p.num_keys = n;
-  p.bits_per_key = spec.bits_per_key;
-  if (n == 0) {
-    p.kind = FilterKind::kEmpty;
-    return plan;
-  }
   const int f = CuckooFingerprintBits(spec.bits_per_key);
   const uint64_t buckets = CuckooBucketsFor(n);
   p.kind = FilterKind::kCuckoo;

@@ -67,14 +67,10 @@ double RibbonOverhead(uint64_t n) {
 
 RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   RibbonPlan rp;
+  rp.plan = StartPlan(spec, n);
+  if (n == 0) return rp;
   KindPlan& plan = rp.plan;
   FilterParams& p = plan.params;
-  p.num_keys = n;
-  p.bits_per_key = spec.bits_per_key;
-  if (n == 0) {
-    p.kind = FilterKind::kEmpty;
-    return rp;
-  }
   const uint64_t budget = BudgetBits(spec, n);
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;

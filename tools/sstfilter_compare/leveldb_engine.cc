@@ -203,8 +203,8 @@ struct FilterBlockStats {
 std::string AddFilterBlock(const std::string& path, const std::string& meta_key,
                            FilterBlockStats* stats) {
   tool::LevelDBFilterBlock block;
-  const std::string err = tool::ReadLevelDBFilterBlock(path, &block);
-  if (!err.empty()) return "leveldb table " + path + ": " + err;
+  const Status s = tool::ReadLevelDBFilterBlock(path, &block);
+  if (!s.ok()) return s.message();
   if (block.policy_name.empty() || "filter." + block.policy_name != meta_key) {
     return "";
   }
