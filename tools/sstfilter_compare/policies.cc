@@ -252,6 +252,21 @@ unsigned Policy::engines() const {
   }
 }
 
+std::string Policy::BuiltinName() const {
+  switch (family) {
+    case Family::kRocksDBBloom:
+      return "RocksDB's Bloom";
+    case Family::kRocksDBRibbon:
+      return "RocksDB's Ribbon";
+    case Family::kRocksDBRibbonAll:
+      return "RocksDB's Ribbon everywhere";
+    case Family::kLevelDBBloom:
+      return "LevelDB's Bloom";
+    default:
+      return "";
+  }
+}
+
 Status ParsePolicyEntry(const std::string& text, PolicyRequest* out) {
   PolicyRequest r;
   r.text = text;

@@ -74,6 +74,9 @@ struct Policy {
   std::string FamilyName() const;
   // Engines it can run on.
   unsigned engines() const;
+  // What users call a built-in family: "RocksDB's Ribbon", "LevelDB's
+  // Bloom"; "" for "none" and sstfilter policies.
+  std::string BuiltinName() const;
 };
 
 // One entry of --policies, after "*" expansion.

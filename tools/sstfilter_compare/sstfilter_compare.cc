@@ -57,16 +57,22 @@
 
 DEFINE_string(engines, "rocksdb,leveldb",
               "Engines to compare: rocksdb, leveldb.");
+// The default answers "which filter should I use?": per engine, our best
+// policies beside the strongest built-in filters at equal memory (X@Y), the
+// built-ins as users configure them, and no filter.
 DEFINE_string(policies,
               "none,rocksdb:bloom:10,rocksdb:ribbon:10,leveldb:bloom:10,"
-              "blocked_bloom:10,cuckoo@rocksdb:bloom:10,"
-              "cuckoo@leveldb:bloom:10,rocksdb:bloom@cuckoo:12,"
-              "rocksdb:ribbon@blocked_bloom:10,rocksdb:ribbon@cuckoo:12",
+              "rocksdb/ribbon:10,rocksdb:ribbon@ribbon:10,"
+              "rocksdb/ribbon:10:by_level,rocksdb:ribbon@ribbon:10:by_level,"
+              "rocksdb:bloom@ribbon:10:by_level,"
+              "rocksdb/blocked_bloom:10:by_level,"
+              "rocksdb:ribbon@blocked_bloom:10:by_level,"
+              "ribbon@leveldb:bloom:10,blocked_bloom@leveldb:bloom:10",
               "Comma-separated filter policies: none, rocksdb:bloom:<bits>, "
               "rocksdb:ribbon:<bits>, leveldb:bloom:<bits>, sstfilter specs "
-              "(blocked_bloom:10, cuckoo:12, bloom:10), and X@Y for family X "
-              "at the filter memory of policy Y (cuckoo@rocksdb:bloom:10, "
-              "rocksdb:ribbon@cuckoo:12). "
+              "(ribbon:10:by_level, blocked_bloom:10, cuckoo:12), and X@Y for "
+              "family X at the filter memory of policy Y "
+              "(rocksdb:ribbon@ribbon:10, cuckoo@rocksdb:bloom:10). "
               "Prefix rocksdb/ or leveldb/ to run an entry on one engine; "
               "'*' takes each value of --sweep_bits.");
 DEFINE_string(sweep_bits, "",
