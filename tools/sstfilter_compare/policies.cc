@@ -134,18 +134,6 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   return Status::OK();
 }
 
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t end = s.find(sep, start);
-    out.push_back(s.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 std::string ReplaceAll(std::string s, char from, const std::string& to) {
   std::string out;
   for (char c : s) {
@@ -189,6 +177,18 @@ const char* EngineName(EngineBit e) {
     default:
       return "?";
   }
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = list.find(',', start);
+    out.push_back(list.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string FormatNumber(double v) {
@@ -314,7 +314,7 @@ Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
                        std::vector<PolicyRequest>* out) {
   std::vector<std::string> sweep;
   if (!sweep_bits.empty()) {
-    for (const std::string& b : Split(sweep_bits, ',')) {
+    for (const std::string& b : SplitList(sweep_bits)) {
       double v = 0;
       if (!ParseNumber(b, &v) || v <= 0) {
         return Status::InvalidArgument("--sweep_bits: \"" + b +
@@ -325,7 +325,7 @@ Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
   }
   std::vector<PolicyRequest> result;
   bool any_star = false;
-  for (const std::string& entry : Split(list, ',')) {
+  for (const std::string& entry : SplitList(list)) {
     if (entry.empty()) {
       return Status::InvalidArgument("--policies: empty entry in \"" + list +
                                      "\"");
@@ -467,7 +467,7 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
     Status s = NewFilterBuilder(probe, &builder, RunSecret().get());
     if (!s.ok()) return s;
   }
-  std::string error;
+  Status error;
   // Bytes of x's filters for all tables at b bits per key.
   auto size_at = [&](double b) -> double {
     Policy p = x;
@@ -482,18 +482,15 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
       if (sized) {
         bytes = sized->FilterSize(t.keys);
       } else {
-        const std::string e = builtin_bytes(p, t.level, t.keys, &bytes);
-        if (!e.empty()) {
-          error = e;
-          return INFINITY;
-        }
+        error = builtin_bytes(p, t.level, t.keys, &bytes);
+        if (!error.ok()) return INFINITY;
       }
       total += static_cast<double>(bytes) * static_cast<double>(count);
     }
     return total;
   };
   const double smallest = size_at(lo);
-  if (!error.empty()) return Status::InvalidArgument(error);
+  if (!error.ok()) return error;
   if (smallest > target_bytes) {
     return Status::InvalidArgument(
         x.FamilyName() + " at its minimum of " + FormatNumber(lo) +
@@ -507,7 +504,7 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
     best = LargestFitting(lo, hi, x.family == Family::kLevelDBBloom,
                           target_bytes, size_at);
   }
-  if (!error.empty()) return Status::InvalidArgument(error);
+  if (!error.ok()) return error;
   *out = x;
   out->bits_per_key = best;
   out->spec.bits_per_key = best;
