@@ -96,16 +96,17 @@ std::string Fixed(double v, int places) {
   return buf;
 }
 
-// "(filter bytes: RocksDB's Ribbon's 1.008x ours; 150 against 345 block
-// reads in 50000 absent Gets each)".
-std::string Details(const Verdict& v) {
+// " at equal memory (<prefix>filter bytes: RocksDB's Ribbon's 1.008x ours;
+// 150 against 345 block reads in 50000 absent Gets each)".
+std::string AtEqualMemory(const Verdict& v, const std::string& prefix) {
   const PhaseResult& a = *Absent(*v.ours);
   const PhaseResult& b = *Absent(*v.rival);
   const std::string gets = a.ops == b.ops
                                ? std::to_string(a.ops) + " absent Gets each"
                                : std::to_string(a.ops) + " and " +
                                      std::to_string(b.ops) + " absent Gets";
-  return "(filter bytes: " + v.rival->policy.BuiltinName() + "'s " +
+  return " at equal memory (" + prefix +
+         "filter bytes: " + v.rival->policy.BuiltinName() + "'s " +
          Fixed(v.bytes_ratio, 3) + "x ours; " + std::to_string(a.io.reads) +
          " against " + std::to_string(b.io.reads) + " block reads in " + gets +
          ")";
@@ -122,23 +123,23 @@ std::string Line(const Verdict& v) {
            ")";
   }
   const std::string rival = v.rival->policy.BuiltinName();
-  const uint64_t ours_reads = Absent(*v.ours)->io.reads;
-  const uint64_t rival_reads = Absent(*v.rival)->io.reads;
-  const std::string at = " at equal memory " + Details(v);
-  if (ours_reads == rival_reads &&
-      Absent(*v.ours)->ops == Absent(*v.rival)->ops) {
+  const std::string rival_filter = v.rival->policy.ToString();
+  const PhaseResult& a = *Absent(*v.ours);
+  const PhaseResult& b = *Absent(*v.rival);
+  if (a.io.reads == b.io.reads && a.ops == b.ops) {
     return title + "tie: " + Named(*v.ours) + " and " + rival + " (" +
-           v.rival->policy.ToString() + ") read as often for absent keys" + at;
+           rival_filter + ") read as often for absent keys" +
+           AtEqualMemory(v, "");
   }
   if (v.ratio >= 0 && v.ratio < 1) {
     return title + Named(*v.ours) + " reads " + Fixed(v.ratio, 2) + "x " +
-           rival + "'s absent-key reads" + at;
+           rival + "'s absent-key reads" +
+           AtEqualMemory(v, rival_filter + "; ");
   }
-  const double inverse =
-      Absent(*v.rival)->reads_per_op() / Absent(*v.ours)->reads_per_op();
-  return title + rival + " wins: " + v.rival->policy.ToString() + " reads " +
-         Fixed(inverse, 2) + "x the absent-key reads of " + Named(*v.ours) +
-         ", our best" + at;
+  return title + rival + " wins: " + rival_filter + " reads " +
+         Fixed(b.reads_per_op() / a.reads_per_op(), 2) +
+         "x the absent-key reads of " + Named(*v.ours) + ", our best," +
+         AtEqualMemory(v, "");
 }
 
 }  // namespace
