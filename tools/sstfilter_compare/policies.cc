@@ -2,6 +2,7 @@
 
 #include "tools/sstfilter_compare/policies.h"
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -115,19 +116,32 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
     return Status::OK();
   }
   if (text == "none") return Bad(entry, "'none' has no size to choose");
-  // An sstfilter kind: parse "<kind>:10[:seed=...]" (10 bits per key is
-  // valid for every kind) and keep kind and seed.
+  // An sstfilter kind with its options: parse it as a spec at the bits
+  // per key of the kind's example spec ("ribbon:by_level" as
+  // "ribbon:10:by_level") and keep kind and options.
   std::string probe(text);
-  const size_t colon = probe.find(':');
-  probe.insert(colon == std::string::npos ? probe.size() : colon, ":10");
-  FilterSpec spec;
-  Status s = ParseFilterSpec(probe, &spec);
-  if (!s.ok()) {
+  const size_t colon = std::min(probe.find(':'), probe.size());
+  std::string name = probe.substr(0, colon);
+  if (name.rfind(kPolicyPrefix, 0) == 0)
+    name.erase(0, sizeof(kPolicyPrefix) - 1);
+  FilterKind kind;
+  FilterSpec example, spec;
+  bool ok = ParseFilterKind(name, &kind) &&
+            ParseFilterSpec(ExampleSpec(kind), &example).ok();
+  if (ok) {
+    probe.insert(colon, ":" + FormatNumber(example.bits_per_key));
+    ok = ParseFilterSpec(probe, &spec).ok();
+  }
+  if (!ok) {
+    std::string kinds;
+    for (FilterKind k : SpecKinds()) {
+      kinds += std::string(kinds.empty() ? "" : ", ") + FilterKindName(k);
+    }
     return Bad(entry, "\"" + std::string(text) +
                           "\" is not a family: expected rocksdb:bloom, "
                           "rocksdb:ribbon, rocksdb:ribbon_all, leveldb:bloom "
-                          "or an sstfilter kind (bloom, blocked_bloom, "
-                          "cuckoo, ribbon), with options (ribbon:by_level)");
+                          "or an sstfilter kind (" +
+                          kinds + "), with options (ribbon:by_level)");
   }
   out->family = Family::kSstfilter;
   out->spec = spec;

@@ -4,17 +4,19 @@
 // costs, on real RocksDB and LevelDB databases, side by side with the
 // engines' built-in filters. See docs/COMPARE.md.
 //
+// clang-format off
 //   sstfilter_compare --num=1000000 --out=results/now --plot
-//   sstfilter_compare --engines=rocksdb
-//   --policies=none,rocksdb:bloom:10,cuckoo:12 sstfilter_compare
-//   --policies='rocksdb:bloom:*,cuckoo:*' --sweep_bits=8,12,16
+//   sstfilter_compare --engines=rocksdb --policies=none,rocksdb:bloom:10,cuckoo:12
+//   sstfilter_compare --policies='rocksdb:bloom:*,cuckoo:*' --sweep_bits=8,12,16
+// clang-format on
 //
 // For every engine and policy it builds a fresh database of --num keys in a
 // multi-level tree, then looks up present keys, random absent keys,
 // neighbours of present keys and MultiGet batches, counting table-file
-// reads and filter probes the same way for both engines. Flags and policies
-// are all checked before any work starts; result files are written only
-// when every run has finished.
+// reads and filter probes the same way for both engines, and ends with a
+// verdict per engine (verdict.h). Flags and policies are all checked before
+// any work starts; result files are written only when every run has
+// finished.
 
 #include <fcntl.h>
 #include <gflags/gflags.h>
