@@ -17,12 +17,14 @@
 namespace sstfilter {
 namespace compare {
 
+// `ours` and `rival` point into the report's runs: valid while the report
+// lives and its runs do not change.
 struct Verdict {
   std::string engine;                // "rocksdb"
   const PolicyRun* ours = nullptr;   // null: no equal-memory pair ran
   const PolicyRun* rival = nullptr;  // the built-in at ours' memory
-  // Absent-key reads per Get of ours over the rival's; -1 if the rival read
-  // nothing (then ours wins only if it read nothing either: a tie).
+  // Absent-key reads per Get of ours over the rival's: 1 if neither read a
+  // block, -1 if only ours did.
   double ratio = -1;
   double bytes_ratio = 0;  // the rival's filter bytes over ours
   std::string text;        // the line printed: "RocksDB: ribbon:10 reads ..."
