@@ -1,7 +1,8 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// The policy list of sstfilter_compare: parsing, run planning, and sizing
-// X@Y at equal memory (with the engines' real built-in builders).
+// The policy list of sstfilter_compare: parsing, run planning, sizing X@Y
+// at equal memory (with the engines' real built-in builders), and the
+// verdict drawn from the equal-memory pairs.
 
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "sstfilter/filter.h"
 #include "tools/sstfilter_compare/engine.h"
 #include "tools/sstfilter_compare/policies.h"
+#include "tools/sstfilter_compare/verdict.h"
 
 namespace sstfilter {
 namespace compare {
@@ -210,7 +212,7 @@ uint64_t TreeBytes(Engine* engine, const Policy& p,
   uint64_t total = 0;
   for (const FilterTable& t : tables) {
     uint64_t bytes = 0;
-    EXPECT_EQ(engine->BuiltinFilterBytes(p, t.level, t.keys, &bytes), "");
+    EXPECT_TRUE(engine->BuiltinFilterBytes(p, t.level, t.keys, &bytes).ok());
     total += bytes;
   }
   return total;
@@ -245,7 +247,7 @@ TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
   std::unique_ptr<Engine> rocksdb = NewRocksDBEngine(false, RocksDBTree());
   uint64_t target = 0;
   Policy ref = MustParse("rocksdb:bloom:12.5").policy;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(ref, 1, 50000, &target), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(ref, 1, 50000, &target).ok());
   EXPECT_NEAR(static_cast<double>(target) * 8 / 50000, 12.5, 0.1);
   Policy out;
   ASSERT_TRUE(SizeToMemory(MustParse("rocksdb:bloom@bloom:10").policy, 50000,
@@ -255,14 +257,15 @@ TEST(ComparePoliciesTest, SizesBuiltinsWithTheEnginesBuilders) {
   EXPECT_EQ(out.family, Family::kRocksDBBloom);
   EXPECT_NEAR(out.bits_per_key, 12.5, 0.05);
   uint64_t bytes = 0;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, 1, 50000, &bytes), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(out, 1, 50000, &bytes).ok());
   EXPECT_LE(bytes, target);
 
   // LevelDB's Bloom takes whole bits per key.
   std::unique_ptr<Engine> leveldb = NewLevelDBEngine();
-  ASSERT_EQ(leveldb->BuiltinFilterBytes(MustParse("leveldb:bloom:12").policy, 1,
-                                        33, &target),
-            "");
+  ASSERT_TRUE(leveldb
+                  ->BuiltinFilterBytes(MustParse("leveldb:bloom:12").policy, 1,
+                                       33, &target)
+                  .ok());
   ASSERT_TRUE(SizeToMemory(MustParse("leveldb:bloom@bloom:10").policy, 33,
                            static_cast<double>(target) + 0.5,
                            EngineBytes(leveldb.get()), &out)
@@ -284,7 +287,7 @@ TEST(ComparePoliciesTest, SizesRibbonWithRocksDBsRibbonBuilder) {
                   .ok());
   EXPECT_EQ(out.family, Family::kRocksDBRibbon);
   uint64_t bytes = 0;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(out, 1, kKeys, &bytes), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(out, 1, kKeys, &bytes).ok());
   EXPECT_LE(static_cast<double>(bytes), target);
   // Ribbon takes ~30% less space than Bloom for the same FPR, so at equal
   // memory its Bloom-equivalent bits per key are well above 10.
@@ -292,7 +295,7 @@ TEST(ComparePoliciesTest, SizesRibbonWithRocksDBsRibbonBuilder) {
   // The largest that fits: 0.1 bits/key more is larger than the target.
   Policy more = out;
   more.bits_per_key += 0.1;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(more, 1, kKeys, &bytes), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(more, 1, kKeys, &bytes).ok());
   EXPECT_GT(static_cast<double>(bytes), target);
 }
 
@@ -335,13 +338,13 @@ TEST(ComparePoliciesTest, SizesRibbonToAWholeTreeLevelByLevel) {
   EXPECT_LT(shipped.bits_per_key, all.bits_per_key);
   // At a level >= 1 both build the same Ribbon filter.
   uint64_t a = 0, b = 0;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(shipped, 1, 20000, &a), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(shipped, 1, 20000, &a).ok());
   Policy same = all;
   same.bits_per_key = shipped.bits_per_key;
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(same, 1, 20000, &b), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(same, 1, 20000, &b).ok());
   EXPECT_EQ(a, b);
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(shipped, 0, 20000, &a), "");
-  ASSERT_EQ(rocksdb->BuiltinFilterBytes(same, 0, 20000, &b), "");
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(shipped, 0, 20000, &a).ok());
+  ASSERT_TRUE(rocksdb->BuiltinFilterBytes(same, 0, 20000, &b).ok());
   EXPECT_GT(a, b);  // L0 flush: Bloom against Ribbon
 }
 
@@ -367,6 +370,102 @@ TEST(ComparePoliciesTest, SizingAKeyedFamily) {
   ASSERT_TRUE(NewFilterBuilder(out.spec, &b, RunSecret().get()).ok());
   EXPECT_LE(b->FilterSize(1000), 1300u);
   EXPECT_GT(b->FilterSize(1000), 1200u);
+}
+
+// A finished run of `policy` (`label`: X@Y when sized) whose absent phase
+// read `reads` blocks in 10,000 Gets, with `bytes` of filters.
+PolicyRun AbsentRun(const std::string& engine, const std::string& label,
+                    const std::string& policy, uint64_t reads, uint64_t bytes) {
+  PolicyRun r;
+  r.engine = engine;
+  r.label = label;
+  const PolicyRequest req = MustParse(policy);
+  r.policy = req.policy;
+  const size_t at = label.find('@');
+  if (at != std::string::npos) {
+    r.sized = true;
+    r.reference = label.substr(at + 1);
+  }
+  r.build.filter_bytes = bytes;
+  PhaseResult absent;
+  absent.phase = Phase::kAbsent;
+  absent.ops = 10000;
+  absent.io.reads = reads;
+  r.phases.push_back(absent);
+  return r;
+}
+
+Report TwoEngineReport() {
+  Report report;
+  report.engines = {{"rocksdb", "7.8.3", ""}, {"leveldb", "1.23", ""}};
+  return report;
+}
+
+TEST(CompareVerdictTest,
+     NamesOurBestPolicyAgainstTheStrongestBuiltinAtItsMemory) {
+  Report report = TwoEngineReport();
+  report.runs = {
+      AbsentRun("rocksdb", "rocksdb:bloom:10", "rocksdb:bloom:10", 480, 1250),
+      AbsentRun("rocksdb", "ribbon:10", "ribbon:10", 90, 1250),
+      // At ribbon:10's memory Bloom reads 5x ours, Ribbon 0.8x: Ribbon is
+      // the rival, and ribbon:10 loses to it ...
+      AbsentRun("rocksdb", "rocksdb:bloom@ribbon:10", "rocksdb:bloom:10", 450,
+                1249),
+      AbsentRun("rocksdb", "rocksdb:ribbon@ribbon:10", "rocksdb:ribbon:14.5",
+                72, 1248),
+      // ... while by_level reads 0.45x Ribbon's at its memory: the verdict.
+      AbsentRun("rocksdb", "ribbon:10:by_level", "ribbon:10:by_level", 36,
+                1240),
+      AbsentRun("rocksdb", "rocksdb:ribbon@ribbon:10:by_level",
+                "rocksdb:ribbon:14.4", 80, 1250),
+      // LevelDB: our kind sized to LevelDB's Bloom, and LevelDB's Bloom wins.
+      AbsentRun("leveldb", "leveldb:bloom:10", "leveldb:bloom:10", 100, 1000),
+      AbsentRun("leveldb", "cuckoo@leveldb:bloom:10", "cuckoo:8", 250, 980),
+  };
+  const std::vector<Verdict> v = Verdicts(report);
+  ASSERT_EQ(v.size(), 2u);
+  ASSERT_NE(v[0].ours, nullptr);
+  EXPECT_EQ(v[0].ours->label, "ribbon:10:by_level");
+  EXPECT_EQ(v[0].rival->label, "rocksdb:ribbon@ribbon:10:by_level");
+  EXPECT_DOUBLE_EQ(v[0].ratio, 36.0 / 80);
+  EXPECT_DOUBLE_EQ(v[0].bytes_ratio, 1250.0 / 1240);
+  EXPECT_EQ(v[0].text,
+            "RocksDB: ribbon:10:by_level reads 0.45x RocksDB's Ribbon's "
+            "absent-key reads at equal memory (rocksdb:ribbon:14.4; filter "
+            "bytes: RocksDB's Ribbon's 1.008x ours; 36 against 80 block reads "
+            "in 10000 absent Gets each)");
+  ASSERT_NE(v[1].ours, nullptr);
+  EXPECT_EQ(v[1].ours->label, "cuckoo@leveldb:bloom:10");
+  EXPECT_DOUBLE_EQ(v[1].ratio, 2.5);
+  EXPECT_EQ(v[1].text,
+            "LevelDB: LevelDB's Bloom wins: leveldb:bloom:10 reads 0.40x the "
+            "absent-key reads of cuckoo@leveldb:bloom:10 (cuckoo:8), our best, "
+            "at equal memory (filter bytes: LevelDB's Bloom's 1.020x ours; "
+            "250 against 100 block reads in 10000 absent Gets each)");
+}
+
+TEST(CompareVerdictTest, SaysSoWhenThereIsNoPairOrATie) {
+  Report report = TwoEngineReport();
+  report.runs = {
+      // Not at equal memory: no verdict for RocksDB.
+      AbsentRun("rocksdb", "rocksdb:bloom:10", "rocksdb:bloom:10", 480, 1250),
+      AbsentRun("rocksdb", "ribbon:10", "ribbon:10", 90, 1250),
+      // Neither read a block: a tie, with the counts.
+      AbsentRun("leveldb", "leveldb:bloom:10", "leveldb:bloom:10", 0, 1000),
+      AbsentRun("leveldb", "ribbon@leveldb:bloom:10", "ribbon:9.7", 0, 990),
+  };
+  const std::vector<Verdict> v = Verdicts(report);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].ours, nullptr);
+  EXPECT_EQ(v[0].text.rfind("RocksDB: no verdict: ", 0), 0u) << v[0].text;
+  EXPECT_NE(v[0].text.find("rocksdb:ribbon@ribbon:10:by_level"),
+            std::string::npos);
+  EXPECT_EQ(v[1].text.rfind("LevelDB: tie: ribbon@leveldb:bloom:10 "
+                            "(ribbon:9.7) and LevelDB's Bloom",
+                            0),
+            0u)
+      << v[1].text;
+  EXPECT_NE(v[1].text.find("0 against 0 block reads"), std::string::npos);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "sstfilter/status.h"
 #include "tools/sstfilter_compare/policies.h"
 #include "tools/sstfilter_compare/workload.h"
 
@@ -31,6 +32,11 @@ using Clock = std::chrono::steady_clock;
 
 inline double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// An engine or file-system failure: "<what>: <the engine's message>".
+inline Status EngineError(const std::string& what, const std::string& message) {
+  return Status::IOError(what + ": " + message);
 }
 
 // Engine-specific counters (RocksDB tickers and perf context) kept beside
@@ -69,11 +75,10 @@ class Engine {
   // Progress of a long step: (done, total) in keys.
   using ProgressFn = std::function<void(uint64_t, uint64_t)>;
 
-  // Returns "" or an error message. On error the database may be open;
-  // call Close.
-  virtual std::string Build(const Policy& policy, const KeySpace& keys,
-                            const std::string& dir, const ProgressFn& progress,
-                            BuildResult* out) = 0;
+  // On error the database may be open; call Close.
+  virtual Status Build(const Policy& policy, const KeySpace& keys,
+                       const std::string& dir, const ProgressFn& progress,
+                       BuildResult* out) = 0;
 
   virtual void ThreadBegin() {}
   virtual void ThreadEnd(EngineCounters* /*counters*/) {}
@@ -82,23 +87,21 @@ class Engine {
   virtual void PhaseEnd(EngineCounters* /*counters*/) {}
 
   // *found says whether the key is there; *value is its value if so.
-  // Returns "" or an error message.
-  virtual std::string Get(const std::string& key, std::string* value,
-                          bool* found) = 0;
+  virtual Status Get(const std::string& key, std::string* value,
+                     bool* found) = 0;
   // found[i] for keys[i], values[i] likewise. REQUIRES has_multiget().
-  virtual std::string MultiGet(const std::vector<std::string>& keys,
-                               std::vector<std::string>* values,
-                               std::vector<bool>* found) = 0;
+  virtual Status MultiGet(const std::vector<std::string>& keys,
+                          std::vector<std::string>* values,
+                          std::vector<bool>* found) = 0;
 
   // Bytes of one filter of built-in `policy` for `num_keys` keys in a table
   // of `level` (RocksDB: 0 is a flush), built by the engine's own builder
-  // (for sizing X@Y). Returns "" or an error.
-  virtual std::string BuiltinFilterBytes(const Policy& policy, int level,
-                                         uint64_t num_keys,
-                                         uint64_t* bytes) = 0;
+  // (for sizing X@Y).
+  virtual Status BuiltinFilterBytes(const Policy& policy, int level,
+                                    uint64_t num_keys, uint64_t* bytes) = 0;
 
   // Closes the database (waiting for background work). Idempotent.
-  virtual std::string Close() = 0;
+  virtual Status Close() = 0;
 };
 
 // The RocksDB tree a comparison builds (docs/COMPARE.md).

@@ -166,29 +166,30 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
   mutable std::atomic<uint64_t> filters_{0};
 };
 
-std::string MakePolicy(const Policy& p,
-                       std::unique_ptr<const leveldb::FilterPolicy>* out) {
+Status MakePolicy(const Policy& p,
+                  std::unique_ptr<const leveldb::FilterPolicy>* out) {
   out->reset();
   switch (p.family) {
     case Family::kNone:
-      return "";
+      return Status::OK();
     case Family::kLevelDBBloom:
       out->reset(
           leveldb::NewBloomFilterPolicy(static_cast<int>(p.bits_per_key)));
-      return "";
+      return Status::OK();
     case Family::kSstfilter: {
       leveldb::Status s =
           NewLevelDBFilterPolicy(p.spec.ToString(), RunSecret(), out);
-      return s.ok() ? "" : s.ToString();
+      return s.ok() ? Status::OK() : Status::InvalidArgument(s.ToString());
     }
     default:
       break;
   }
-  return "policy " + p.ToString() + " does not run on LevelDB";
+  return Status::NotSupported("policy " + p.ToString() +
+                              " does not run on LevelDB");
 }
 
-std::string Err(const char* what, const leveldb::Status& s) {
-  return std::string("leveldb ") + what + ": " + s.ToString();
+Status Err(const char* what, const leveldb::Status& s) {
+  return EngineError(std::string("leveldb ") + what, s.ToString());
 }
 
 struct FilterBlockStats {
@@ -200,13 +201,13 @@ struct FilterBlockStats {
 
 // Adds the filter block of table `path` (meta key `meta_key`) to *stats.
 // A table without one adds nothing.
-std::string AddFilterBlock(const std::string& path, const std::string& meta_key,
-                           FilterBlockStats* stats) {
+Status AddFilterBlock(const std::string& path, const std::string& meta_key,
+                      FilterBlockStats* stats) {
   tool::LevelDBFilterBlock block;
   const Status s = tool::ReadLevelDBFilterBlock(path, &block);
-  if (!s.ok()) return s.message();
+  if (!s.ok()) return s;
   if (block.policy_name.empty() || "filter." + block.policy_name != meta_key) {
-    return "";
+    return Status::OK();
   }
   for (const std::string& f : block.filters) {
     stats->filter_bytes += f.size();
@@ -214,7 +215,7 @@ std::string AddFilterBlock(const std::string& path, const std::string& meta_key,
   }
   stats->block_bytes += block.block_bytes + 5;  // with its block trailer
   stats->contents += block.block_bytes;
-  return "";
+  return Status::OK();
 }
 
 // Parses the "leveldb.sstables" property: per level, lines
@@ -252,7 +253,8 @@ class LevelDBEngine final : public Engine {
   LevelDBEngine() : cache_(leveldb::NewLRUCache(0)) {
     read_options_.fill_cache = false;
   }
-  ~LevelDBEngine() override { Close(); }
+  // A destructor has no one to report a failed close to.
+  ~LevelDBEngine() override { (void)Close(); }
 
   const char* name() const override { return "leveldb"; }
   std::string version() const override {
@@ -265,30 +267,29 @@ class LevelDBEngine final : public Engine {
   }
   bool has_multiget() const override { return false; }
 
-  std::string Build(const Policy& policy, const KeySpace& keys,
-                    const std::string& dir, const ProgressFn& progress,
-                    BuildResult* out) override;
+  Status Build(const Policy& policy, const KeySpace& keys,
+               const std::string& dir, const ProgressFn& progress,
+               BuildResult* out) override;
 
-  std::string Get(const std::string& key, std::string* value,
-                  bool* found) override {
+  Status Get(const std::string& key, std::string* value, bool* found) override {
     leveldb::Status s = db_->Get(read_options_, key, value);
     *found = s.ok();
-    if (s.ok() || s.IsNotFound()) return "";
+    if (s.ok() || s.IsNotFound()) return Status::OK();
     return Err("Get", s);
   }
 
-  std::string MultiGet(const std::vector<std::string>&,
-                       std::vector<std::string>*, std::vector<bool>*) override {
-    return "LevelDB has no MultiGet";
+  Status MultiGet(const std::vector<std::string>&, std::vector<std::string>*,
+                  std::vector<bool>*) override {
+    return Status::NotSupported("LevelDB has no MultiGet");
   }
 
   // LevelDB tells a filter policy no level: `level` changes nothing.
-  std::string BuiltinFilterBytes(const Policy& p, int /*level*/, uint64_t n,
-                                 uint64_t* bytes) override {
+  Status BuiltinFilterBytes(const Policy& p, int /*level*/, uint64_t n,
+                            uint64_t* bytes) override {
     std::unique_ptr<const leveldb::FilterPolicy> policy;
-    std::string err = MakePolicy(p, &policy);
-    if (!err.empty()) return err;
-    if (!policy) return "no filter";
+    Status err = MakePolicy(p, &policy);
+    if (!err.ok()) return err;
+    if (!policy) return Status::NotSupported("no filter");
     KeySpace space(n, 16, 0, 0);
     std::vector<std::string> keys(n);
     for (uint64_t i = 0; i < n; i++) space.Key(i, &keys[i]);
@@ -296,23 +297,23 @@ class LevelDBEngine final : public Engine {
     std::string dst;
     policy->CreateFilter(slices.data(), static_cast<int>(n), &dst);
     *bytes = dst.size();
-    return "";
+    return Status::OK();
   }
 
-  std::string Close() override {
-    if (db_ == nullptr) return "";
+  Status Close() override {
+    if (db_ == nullptr) return Status::OK();
     env_.Release();  // held work must run (it sees the shutdown) first
     db_.reset();
     env_.WaitIdle();
-    return "";
+    return Status::OK();
   }
 
  private:
   // Loads the key space in chunks: see Load's comment.
-  std::string Load(const KeySpace& keys, const leveldb::Options& options,
-                   const ProgressFn& progress);
+  Status Load(const KeySpace& keys, const leveldb::Options& options,
+              const ProgressFn& progress);
   // Measures the finished database's tables and filters.
-  std::string Measure(const std::string& dir, BuildResult* out);
+  Status Measure(const std::string& dir, BuildResult* out);
 
   leveldb::Options MakeOptions() {
     leveldb::Options o;
@@ -327,12 +328,12 @@ class LevelDBEngine final : public Engine {
     return o;
   }
 
-  std::string Open(const leveldb::Options& options, const std::string& dir) {
+  Status Open(const leveldb::Options& options, const std::string& dir) {
     leveldb::DB* raw = nullptr;
     leveldb::Status s = leveldb::DB::Open(options, dir, &raw);
     if (!s.ok()) return Err("Open", s);
     db_.reset(raw);
-    return "";
+    return Status::OK();
   }
 
   CountingEnv env_;
@@ -343,48 +344,49 @@ class LevelDBEngine final : public Engine {
   leveldb::ReadOptions read_options_;
 };
 
-std::string LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
-                                 const std::string& dir,
-                                 const ProgressFn& progress, BuildResult* out) {
-  Close();
+Status LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
+                            const std::string& dir, const ProgressFn& progress,
+                            BuildResult* out) {
+  Status err = Close();  // a database left open by a failed run
+  if (!err.ok()) return err;
   *out = BuildResult();
-  std::string err = MakePolicy(policy, &inner_);
-  if (!err.empty()) return err;
+  err = MakePolicy(policy, &inner_);
+  if (!err.ok()) return err;
   policy_.reset(inner_ ? new InstrumentedPolicy(inner_.get()) : nullptr);
   leveldb::Options options = MakeOptions();
 
   const Clock::time_point start = Clock::now();
   err = Open(options, dir);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   err = Load(keys, options, progress);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   out->load_seconds = SecondsSince(start);
   if (policy_) {
     out->filter_build_seconds = policy_->build_seconds();
     out->filters_built = policy_->filters();
   }
   err = Measure(dir, out);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
 
   // Reopen, hold background work, and open every table with a full scan
   // (not counted: this thread has no counters). Entries are counted on
   // the way.
   err = Close();
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   options.error_if_exists = false;
   err = Open(options, dir);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   env_.WaitIdle();
   env_.Hold();
   std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
   for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
   if (!it->status().ok()) return Err("scan", it->status());
-  return "";
+  return Status::OK();
 }
 
-std::string LevelDBEngine::Load(const KeySpace& keys,
-                                const leveldb::Options& options,
-                                const ProgressFn& progress) {
+Status LevelDBEngine::Load(const KeySpace& keys,
+                           const leveldb::Options& options,
+                           const ProgressFn& progress) {
   // The same tree for every policy: LevelDB switches memtables only where
   // we say, and every compaction that a switch triggers runs to its end
   // before more keys arrive, so the sequence of flushes and compactions
@@ -417,10 +419,10 @@ std::string LevelDBEngine::Load(const KeySpace& keys,
     env_.WaitIdle();
     progress(i, n);
   }
-  return "";
+  return Status::OK();
 }
 
-std::string LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
+Status LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
   std::string sstables;
   db_->GetProperty("leveldb.sstables", &sstables);
   std::vector<uint64_t> numbers;
@@ -434,11 +436,11 @@ std::string LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
                   static_cast<unsigned long long>(number));
     const std::string path = dir + name;
     std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) return "leveldb: cannot open table " + path;
+    if (!f) return EngineError("leveldb", "cannot open table " + path);
     out->table_bytes += static_cast<uint64_t>(f.tellg());
     if (policy_) {
-      const std::string err = AddFilterBlock(path, meta_key, &stats);
-      if (!err.empty()) return err;
+      const Status err = AddFilterBlock(path, meta_key, &stats);
+      if (!err.ok()) return err;
     }
   }
   out->filter_block_bytes = stats.block_bytes;
@@ -447,7 +449,7 @@ std::string LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
   // Table::Open keeps the filter block as read (from mmap or a heap copy).
   out->filter_memory_bytes = static_cast<int64_t>(stats.contents);
   out->notes.push_back("filter memory = filter blocks as read by Table::Open");
-  return "";
+  return Status::OK();
 }
 
 }  // namespace

@@ -44,11 +44,11 @@ struct Shared {
   std::atomic<uint64_t> done{0};
   std::atomic<bool> stop{false};
   std::mutex mu;
-  std::string error;
+  Status error;  // the first
 
-  void Fail(const std::string& e) {
+  void Fail(const Status& e) {
     std::lock_guard<std::mutex> l(mu);
-    if (error.empty()) error = e;
+    if (error.ok()) error = e;
     stop = true;
   }
 };
@@ -91,32 +91,34 @@ Probe ChooseProbe(const KeySpace& keys, Phase phase,
 }
 
 // Checks the answers to the first m probes: every present key found with
-// its value, no absent key found. Adds the keys found to *found_keys.
-// Returns "" or the error.
-std::string CheckAnswers(const KeySpace& keys, Phase phase,
-                         const std::vector<Probe>& probes,
-                         const std::vector<std::string>& values,
-                         const std::vector<bool>& found, size_t m,
-                         uint64_t* found_keys) {
+// its value, no absent key found (else Corruption). Adds the keys found to
+// *found_keys.
+Status CheckAnswers(const KeySpace& keys, Phase phase,
+                    const std::vector<Probe>& probes,
+                    const std::vector<std::string>& values,
+                    const std::vector<bool>& found, size_t m,
+                    uint64_t* found_keys) {
   std::string expected;
   for (size_t k = 0; k < m; k++) {
     const Probe& p = probes[k];
     if (found[k] != p.present) {
-      return std::string(p.present ? "a present key was not found "
-                                     "(a false negative?)"
-                                   : "an absent key was found") +
-             " in phase " + PhaseName(phase) + ", key number " +
-             std::to_string(p.number);
+      return Status::Corruption(std::string(p.present
+                                                ? "a present key was not found "
+                                                  "(a false negative?)"
+                                                : "an absent key was found") +
+                                " in phase " + PhaseName(phase) +
+                                ", key number " + std::to_string(p.number));
     }
     if (p.present) {
       keys.Value(p.number, &expected);
       if (values[k] != expected) {
-        return "wrong value for key number " + std::to_string(p.number);
+        return Status::Corruption("wrong value for key number " +
+                                  std::to_string(p.number));
       }
       (*found_keys)++;
     }
   }
-  return "";
+  return Status::OK();
 }
 
 void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
@@ -142,7 +144,7 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
     for (size_t k = 0; k < m; k++) {
       probes[k] = ChooseProbe(keys, phase, options, &rng, &batch_keys[k]);
     }
-    std::string error;
+    Status error;
     const Clock::time_point start = Clock::now();
     if (phase == Phase::kMultiGet) {
       batch_keys.resize(m);
@@ -154,7 +156,7 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
       found[0] = f;
     }
     const Clock::time_point end = Clock::now();
-    if (!error.empty()) {
+    if (!error.ok()) {
       shared->Fail(error);
       break;
     }
@@ -162,7 +164,7 @@ void RunThread(Engine* engine, const KeySpace& keys, Phase phase,
         std::chrono::duration<double, std::micro>(end - start).count()));
     out->calls++;
     error = CheckAnswers(keys, phase, probes, values, found, m, &out->found);
-    if (!error.empty()) {
+    if (!error.ok()) {
       shared->Fail(error);
       break;
     }
@@ -188,10 +190,10 @@ double Percentile(std::vector<float>* v, double q) {
 
 }  // namespace
 
-std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
-                     const LookupOptions& options,
-                     const std::function<void(uint64_t, uint64_t)>& progress,
-                     PhaseResult* out) {
+Status RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
+                const LookupOptions& options,
+                const std::function<void(uint64_t, uint64_t)>& progress,
+                PhaseResult* out) {
   *out = PhaseResult();
   out->phase = phase;
   const int threads = std::max(1, options.threads);
@@ -233,7 +235,7 @@ std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
   reporter.join();
   progress(shared.done.load(), options.reads);
   engine->PhaseEnd(&out->engine);
-  if (!shared.error.empty()) return shared.error;
+  if (!shared.error.ok()) return shared.error;
 
   std::vector<float> latencies;
   for (ThreadResult& r : results) {
@@ -248,7 +250,7 @@ std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
   }
   out->p50_us = Percentile(&latencies, 0.50);
   out->p99_us = Percentile(&latencies, 0.99);
-  return "";
+  return Status::OK();
 }
 
 }  // namespace compare

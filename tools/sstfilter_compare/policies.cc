@@ -2,6 +2,7 @@
 
 #include "tools/sstfilter_compare/policies.h"
 
+#include <algorithm>
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -115,35 +116,36 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
     return Status::OK();
   }
   if (text == "none") return Bad(entry, "'none' has no size to choose");
-  // An sstfilter kind: parse "<kind>:10[:seed=...]" (10 bits per key is
-  // valid for every kind) and keep kind and seed.
+  // An sstfilter kind with its options: parse it as a spec at the bits
+  // per key of the kind's example spec ("ribbon:by_level" as
+  // "ribbon:10:by_level") and keep kind and options.
   std::string probe(text);
-  const size_t colon = probe.find(':');
-  probe.insert(colon == std::string::npos ? probe.size() : colon, ":10");
-  FilterSpec spec;
-  Status s = ParseFilterSpec(probe, &spec);
-  if (!s.ok()) {
+  const size_t colon = std::min(probe.find(':'), probe.size());
+  std::string name = probe.substr(0, colon);
+  if (name.rfind(kPolicyPrefix, 0) == 0)
+    name.erase(0, sizeof(kPolicyPrefix) - 1);
+  FilterKind kind;
+  FilterSpec example, spec;
+  bool ok = ParseFilterKind(name, &kind) &&
+            ParseFilterSpec(ExampleSpec(kind), &example).ok();
+  if (ok) {
+    probe.insert(colon, ":" + FormatNumber(example.bits_per_key));
+    ok = ParseFilterSpec(probe, &spec).ok();
+  }
+  if (!ok) {
+    std::string kinds;
+    for (FilterKind k : SpecKinds()) {
+      kinds += std::string(kinds.empty() ? "" : ", ") + FilterKindName(k);
+    }
     return Bad(entry, "\"" + std::string(text) +
                           "\" is not a family: expected rocksdb:bloom, "
                           "rocksdb:ribbon, rocksdb:ribbon_all, leveldb:bloom "
-                          "or an sstfilter kind (bloom, blocked_bloom, "
-                          "cuckoo, ribbon), with options (ribbon:by_level)");
+                          "or an sstfilter kind (" +
+                          kinds + "), with options (ribbon:by_level)");
   }
   out->family = Family::kSstfilter;
   out->spec = spec;
   return Status::OK();
-}
-
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t end = s.find(sep, start);
-    out.push_back(s.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
 }
 
 std::string ReplaceAll(std::string s, char from, const std::string& to) {
@@ -189,6 +191,18 @@ const char* EngineName(EngineBit e) {
     default:
       return "?";
   }
+}
+
+std::vector<std::string> SplitList(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = list.find(',', start);
+    out.push_back(list.substr(start, end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
 }
 
 std::string FormatNumber(double v) {
@@ -252,6 +266,21 @@ unsigned Policy::engines() const {
   }
 }
 
+std::string Policy::BuiltinName() const {
+  switch (family) {
+    case Family::kRocksDBBloom:
+      return "RocksDB's Bloom";
+    case Family::kRocksDBRibbon:
+      return "RocksDB's Ribbon";
+    case Family::kRocksDBRibbonAll:
+      return "RocksDB's Ribbon everywhere";
+    case Family::kLevelDBBloom:
+      return "LevelDB's Bloom";
+    default:
+      return "";
+  }
+}
+
 Status ParsePolicyEntry(const std::string& text, PolicyRequest* out) {
   PolicyRequest r;
   r.text = text;
@@ -299,7 +328,7 @@ Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
                        std::vector<PolicyRequest>* out) {
   std::vector<std::string> sweep;
   if (!sweep_bits.empty()) {
-    for (const std::string& b : Split(sweep_bits, ',')) {
+    for (const std::string& b : SplitList(sweep_bits)) {
       double v = 0;
       if (!ParseNumber(b, &v) || v <= 0) {
         return Status::InvalidArgument("--sweep_bits: \"" + b +
@@ -310,7 +339,7 @@ Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
   }
   std::vector<PolicyRequest> result;
   bool any_star = false;
-  for (const std::string& entry : Split(list, ',')) {
+  for (const std::string& entry : SplitList(list)) {
     if (entry.empty()) {
       return Status::InvalidArgument("--policies: empty entry in \"" + list +
                                      "\"");
@@ -452,7 +481,7 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
     Status s = NewFilterBuilder(probe, &builder, RunSecret().get());
     if (!s.ok()) return s;
   }
-  std::string error;
+  Status error;
   // Bytes of x's filters for all tables at b bits per key.
   auto size_at = [&](double b) -> double {
     Policy p = x;
@@ -467,18 +496,15 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
       if (sized) {
         bytes = sized->FilterSize(t.keys);
       } else {
-        const std::string e = builtin_bytes(p, t.level, t.keys, &bytes);
-        if (!e.empty()) {
-          error = e;
-          return INFINITY;
-        }
+        error = builtin_bytes(p, t.level, t.keys, &bytes);
+        if (!error.ok()) return INFINITY;
       }
       total += static_cast<double>(bytes) * static_cast<double>(count);
     }
     return total;
   };
   const double smallest = size_at(lo);
-  if (!error.empty()) return Status::InvalidArgument(error);
+  if (!error.ok()) return error;
   if (smallest > target_bytes) {
     return Status::InvalidArgument(
         x.FamilyName() + " at its minimum of " + FormatNumber(lo) +
@@ -492,7 +518,7 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
     best = LargestFitting(lo, hi, x.family == Family::kLevelDBBloom,
                           target_bytes, size_at);
   }
-  if (!error.empty()) return Status::InvalidArgument(error);
+  if (!error.ok()) return error;
   *out = x;
   out->bits_per_key = best;
   out->spec.bits_per_key = best;

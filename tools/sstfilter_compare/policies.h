@@ -74,6 +74,9 @@ struct Policy {
   std::string FamilyName() const;
   // Engines it can run on.
   unsigned engines() const;
+  // What users call a built-in family: "RocksDB's Ribbon", "LevelDB's
+  // Bloom"; "" for "none" and sstfilter policies.
+  std::string BuiltinName() const;
 };
 
 // One entry of --policies, after "*" expansion.
@@ -121,9 +124,9 @@ struct FilterTable {
 };
 
 // Bytes of one filter of `policy` holding `num_keys` distinct keys in a
-// table of `level`, as the engine builds it. Returns "" or an error.
-using FilterBytesFn = std::function<std::string(
-    const Policy& policy, int level, uint64_t num_keys, uint64_t* bytes)>;
+// table of `level`, as the engine builds it.
+using FilterBytesFn = std::function<Status(const Policy& policy, int level,
+                                           uint64_t num_keys, uint64_t* bytes)>;
 
 // Chooses the bits per key of family `x` (x.spec's kind and options for
 // sstfilter) whose filters for `tables` take at most `target_bytes` in all,
@@ -139,6 +142,10 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
 Status SizeToMemory(const Policy& x, uint64_t keys_per_filter,
                     double target_bytes, const FilterBytesFn& builtin_bytes,
                     Policy* out);
+
+// The items of a comma-separated list, empty ones included ("a,,b": "a",
+// "", "b").
+std::vector<std::string> SplitList(const std::string& list);
 
 // The shortest decimal form of v ("10", "9.5", "12.625").
 std::string FormatNumber(double v);

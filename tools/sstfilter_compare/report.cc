@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
+#include "tools/sstfilter_compare/verdict.h"
+
 namespace sstfilter {
 namespace compare {
 namespace {
@@ -112,14 +115,16 @@ std::string OrDash(double v, const char* format) {
 
 // --- CSV and JSON values ---
 
+// Members in the order written.
+using Json = nlohmann::ordered_json;
+
 std::string Num(double v) { return Printf("%.10g", v); }
 std::string Num(uint64_t v) {
   return Printf("%llu", static_cast<unsigned long long>(v));
 }
-std::string Num(int64_t v) { return Printf("%lld", static_cast<long long>(v)); }
 // Unknown values (< 0) are empty in CSV, null in JSON.
 std::string CsvMaybe(double v) { return v < 0 ? "" : Num(v); }
-std::string JsonMaybe(double v) { return v < 0 ? "null" : Num(v); }
+Json JsonMaybe(double v) { return v < 0 ? Json(nullptr) : Json(v); }
 
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -129,71 +134,6 @@ std::string CsvField(const std::string& s) {
     out += c;
   }
   return out + "\"";
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += Printf("\\u%04x", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// A JSON object written member by member.
-class JsonObject {
- public:
-  explicit JsonObject(int indent) : indent_(indent) {}
-  JsonObject& Raw(const std::string& key, const std::string& value) {
-    members_.push_back(JsonString(key) + ": " + value);
-    return *this;
-  }
-  JsonObject& Str(const std::string& key, const std::string& value) {
-    return Raw(key, JsonString(value));
-  }
-  JsonObject& Bool(const std::string& key, bool value) {
-    return Raw(key, value ? "true" : "false");
-  }
-  std::string Render() const {
-    const std::string pad(static_cast<size_t>(indent_ + 2), ' ');
-    std::string out = "{\n";
-    for (size_t i = 0; i < members_.size(); i++) {
-      out += pad + members_[i] + (i + 1 < members_.size() ? ",\n" : "\n");
-    }
-    return out + std::string(static_cast<size_t>(indent_), ' ') + "}";
-  }
-
- private:
-  const int indent_;
-  std::vector<std::string> members_;
-};
-
-std::string JsonArray(const std::vector<std::string>& items, int indent) {
-  if (items.empty()) return "[]";
-  const std::string pad(static_cast<size_t>(indent + 2), ' ');
-  std::string out = "[\n";
-  for (size_t i = 0; i < items.size(); i++) {
-    out += pad + items[i] + (i + 1 < items.size() ? ",\n" : "\n");
-  }
-  return out + std::string(static_cast<size_t>(indent), ' ') + "]";
 }
 
 }  // namespace
@@ -341,6 +281,11 @@ std::string FormatText(const Report& report) {
     out += "\nNotes\n";
     for (const std::string& s : report.notes) out += "- " + s + "\n";
   }
+  out +=
+      "\nVerdict (per engine: our policy with the lowest absent-key reads "
+      "relative to the strongest built-in filter given the same filter "
+      "bytes, X@Y)\n";
+  for (const Verdict& v : Verdicts(report)) out += v.text + "\n";
   return out;
 }
 
@@ -398,121 +343,122 @@ std::string FormatCsv(const Report& report) {
 namespace {
 
 // The "build" object of one run.
-std::string BuildJson(const PolicyRun& r, uint64_t n) {
+Json BuildJson(const PolicyRun& r, uint64_t n) {
   const BuildResult& b = r.build;
-  std::string levels;
-  for (size_t i = 0; i < b.files_per_level.size(); i++) {
-    levels += (i ? ", " : "") + std::to_string(b.files_per_level[i]);
-  }
-  std::vector<std::string> notes;
-  for (const std::string& s : b.notes) notes.push_back(JsonString(s));
   // Every table: [level, entries, filter bytes].
-  std::vector<std::string> tables;
+  Json tables = Json::array();
   for (const FilterTable& t : b.tables) {
-    tables.push_back("[" + std::to_string(t.level) + ", " + Num(t.keys) + ", " +
-                     Num(t.filter_bytes) + "]");
+    tables.push_back({t.level, t.keys, t.filter_bytes});
   }
-  JsonObject build(6);
-  build.Raw("load_s", Num(b.load_seconds))
-      .Raw("filter_build_s", Num(b.filter_build_seconds))
-      .Raw("build_share", Num(r.build_share()))
-      .Raw("filters_built", Num(b.filters_built))
-      .Raw("filter_block_bytes", Num(b.filter_block_bytes))
-      .Raw("filter_bytes", Num(b.filter_bytes))
-      .Raw("num_filters", Num(b.num_filters))
-      .Raw("filter_memory_bytes",
-           b.filter_memory_bytes < 0 ? "null" : Num(b.filter_memory_bytes))
-      .Raw("table_reader_memory", Num(b.table_reader_memory))
-      .Raw("table_bytes", Num(b.table_bytes))
-      .Raw("num_entries", Num(b.num_entries))
-      .Raw("bits_per_key_disk", Num(r.bits_per_key_disk(n)))
-      .Raw("bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n)))
-      .Raw("keys_per_filter", Num(r.keys_per_filter(n)))
-      .Str("tree", Tree(b))
-      .Raw("files_per_level", "[" + levels + "]")
-      .Raw("tables", JsonArray(tables, 6))
-      .Raw("notes", JsonArray(notes, 6));
-  return build.Render();
+  return {
+      {"load_s", b.load_seconds},
+      {"filter_build_s", b.filter_build_seconds},
+      {"build_share", r.build_share()},
+      {"filters_built", b.filters_built},
+      {"filter_block_bytes", b.filter_block_bytes},
+      {"filter_bytes", b.filter_bytes},
+      {"num_filters", b.num_filters},
+      {"filter_memory_bytes",
+       b.filter_memory_bytes < 0 ? Json(nullptr) : Json(b.filter_memory_bytes)},
+      {"table_reader_memory", b.table_reader_memory},
+      {"table_bytes", b.table_bytes},
+      {"num_entries", b.num_entries},
+      {"bits_per_key_disk", r.bits_per_key_disk(n)},
+      {"bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n))},
+      {"keys_per_filter", r.keys_per_filter(n)},
+      {"tree", Tree(b)},
+      {"files_per_level", b.files_per_level},
+      {"tables", tables},
+      {"notes", b.notes},
+  };
 }
 
 // One element of a run's "phases".
-std::string PhaseJson(const Report& report, const PolicyRun& r,
-                      const PhaseResult& p) {
-  JsonObject counters(10);
-  for (const auto& [name, value] : p.engine) counters.Raw(name, Num(value));
-  return JsonObject(8)
-      .Str("phase", PhaseName(p.phase))
-      .Raw("ops", Num(p.ops))
-      .Raw("calls", Num(p.calls))
-      .Raw("found", Num(p.found))
-      .Raw("seconds", Num(p.seconds))
-      .Bool("time_capped", p.time_capped)
-      .Raw("probes", Num(p.io.probes))
-      .Raw("positives", Num(p.io.positives))
-      .Raw("reads", Num(p.io.reads))
-      .Raw("bytes", Num(p.io.bytes))
-      .Raw("probes_per_op", Num(p.probes_per_op()))
-      .Raw("fpr", JsonMaybe(p.fpr()))
-      .Raw("reads_per_op", Num(p.reads_per_op()))
-      .Raw("ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p)))
-      .Raw("bytes_per_op", Num(p.bytes_per_op()))
-      .Raw("ops_per_s", Num(p.ops_per_second()))
-      .Raw("p50_us", Num(p.p50_us))
-      .Raw("p99_us", Num(p.p99_us))
-      .Raw("engine_counters", counters.Render())
-      .Render();
+Json PhaseJson(const Report& report, const PolicyRun& r, const PhaseResult& p) {
+  Json counters = Json::object();
+  for (const auto& [name, value] : p.engine) counters[name] = value;
+  return {
+      {"phase", PhaseName(p.phase)},
+      {"ops", p.ops},
+      {"calls", p.calls},
+      {"found", p.found},
+      {"seconds", p.seconds},
+      {"time_capped", p.time_capped},
+      {"probes", p.io.probes},
+      {"positives", p.io.positives},
+      {"reads", p.io.reads},
+      {"bytes", p.io.bytes},
+      {"probes_per_op", p.probes_per_op()},
+      {"fpr", JsonMaybe(p.fpr())},
+      {"reads_per_op", p.reads_per_op()},
+      {"ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p))},
+      {"bytes_per_op", p.bytes_per_op()},
+      {"ops_per_s", p.ops_per_second()},
+      {"p50_us", p.p50_us},
+      {"p99_us", p.p99_us},
+      {"engine_counters", counters},
+  };
+}
+
+Json RunJson(const Report& report, const PolicyRun& r) {
+  Json run = {
+      {"engine", r.engine},
+      {"policy", r.label},
+      {"filter", r.policy.ToString()},
+      {"family", r.policy.FamilyName()},
+      {"reference", r.reference},
+      {"implicit", r.implicit},
+      {"skipped", r.skipped},
+  };
+  if (r.skipped) {
+    run["skip_reason"] = r.skip_reason;
+    return run;
+  }
+  run["build"] = BuildJson(r, report.num_keys);
+  Json phases = Json::array();
+  for (const PhaseResult& p : r.phases) {
+    phases.push_back(PhaseJson(report, r, p));
+  }
+  run["phases"] = phases;
+  return run;
+}
+
+// One engine's verdict: the two runs by their labels, null if none ran.
+Json VerdictJson(const Verdict& v) {
+  Json out = {{"engine", v.engine}, {"text", v.text}};
+  if (v.ours == nullptr) {
+    out["ours"] = nullptr;
+    out["rival"] = nullptr;
+    return out;
+  }
+  out["ours"] = v.ours->label;
+  out["rival"] = v.rival->label;
+  out["ratio"] = JsonMaybe(v.ratio);
+  out["bytes_ratio"] = v.bytes_ratio;
+  return out;
 }
 
 }  // namespace
 
 std::string FormatJson(const Report& report) {
-  const uint64_t n = report.num_keys;
-  JsonObject root(0);
-  root.Str("tool", "sstfilter_compare");
-  JsonObject header(2);
-  for (const auto& [key, value] : report.header) header.Str(key, value);
-  root.Raw("header", header.Render());
-  root.Raw("num_keys", Num(n));
-  std::vector<std::string> engines;
+  Json header = Json::object();
+  for (const auto& [key, value] : report.header) header[key] = value;
+  Json engines = Json::array();
   for (const EngineInfo& e : report.engines) {
-    engines.push_back(JsonObject(4)
-                          .Str("name", e.name)
-                          .Str("version", e.version)
-                          .Str("io_mode", e.io_mode)
-                          .Render());
+    engines.push_back(
+        {{"name", e.name}, {"version", e.version}, {"io_mode", e.io_mode}});
   }
-  root.Raw("engines", JsonArray(engines, 2));
-  std::vector<std::string> bases;
-  for (const std::string& b : report.baselines) bases.push_back(JsonString(b));
-  root.Raw("baselines", JsonArray(bases, 2));
-
-  std::vector<std::string> runs;
-  for (const PolicyRun& r : report.runs) {
-    JsonObject run(4);
-    run.Str("engine", r.engine)
-        .Str("policy", r.label)
-        .Str("filter", r.policy.ToString())
-        .Str("family", r.policy.FamilyName())
-        .Str("reference", r.reference)
-        .Bool("implicit", r.implicit)
-        .Bool("skipped", r.skipped);
-    if (r.skipped) {
-      run.Str("skip_reason", r.skip_reason);
-    } else {
-      run.Raw("build", BuildJson(r, n));
-      std::vector<std::string> phases;
-      for (const PhaseResult& p : r.phases) {
-        phases.push_back(PhaseJson(report, r, p));
-      }
-      run.Raw("phases", JsonArray(phases, 6));
-    }
-    runs.push_back(run.Render());
-  }
-  root.Raw("runs", JsonArray(runs, 2));
-  std::vector<std::string> notes;
-  for (const std::string& s : report.notes) notes.push_back(JsonString(s));
-  root.Raw("notes", JsonArray(notes, 2));
-  return root.Render() + "\n";
+  Json runs = Json::array();
+  for (const PolicyRun& r : report.runs) runs.push_back(RunJson(report, r));
+  Json verdicts = Json::array();
+  for (const Verdict& v : Verdicts(report)) verdicts.push_back(VerdictJson(v));
+  const Json root = {
+      {"tool", "sstfilter_compare"},   {"header", header},
+      {"num_keys", report.num_keys},   {"engines", engines},
+      {"baselines", report.baselines}, {"runs", runs},
+      {"notes", report.notes},         {"verdicts", verdicts},
+  };
+  return root.dump(2) + "\n";
 }
 
 // --- charts
@@ -574,7 +520,7 @@ std::string FormatPlotData(const Report& report) {
       out += Num(r->bits_per_key_disk(report.num_keys)) + " " +
              Num(a->reads_per_op()) + " " +
              (nb ? Num(nb->reads_per_op()) : std::string("NaN")) + " " +
-             pct(a) + " " + pct(nb) + " " + JsonString(r->label) + "\n";
+             pct(a) + " " + pct(nb) + " " + Json(r->label).dump() + "\n";
     }
     out += "\n\n";
   }

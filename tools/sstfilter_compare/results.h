@@ -128,11 +128,11 @@ struct LookupOptions {
 
 // Runs `phase` on the open database of `engine`. Every present key must be
 // found with its value and every absent key not found: anything else is an
-// error (a false negative, or a broken engine). Returns "" or an error.
-std::string RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
-                     const LookupOptions& options,
-                     const std::function<void(uint64_t, uint64_t)>& progress,
-                     PhaseResult* out);
+// error (a false negative, or a broken engine): Corruption.
+Status RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
+                const LookupOptions& options,
+                const std::function<void(uint64_t, uint64_t)>& progress,
+                PhaseResult* out);
 
 }  // namespace compare
 }  // namespace sstfilter

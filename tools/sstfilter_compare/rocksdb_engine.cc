@@ -77,37 +77,38 @@ namespace compare {
 namespace {
 
 // The engine's policy object for `p`, or null for "none".
-std::string MakePolicy(const Policy& p,
-                       std::shared_ptr<const rocksdb::FilterPolicy>* out) {
+Status MakePolicy(const Policy& p,
+                  std::shared_ptr<const rocksdb::FilterPolicy>* out) {
   out->reset();
   switch (p.family) {
     case Family::kNone:
-      return "";
+      return Status::OK();
     case Family::kRocksDBBloom:
       out->reset(rocksdb::NewBloomFilterPolicy(p.bits_per_key));
-      return "";
+      return Status::OK();
     case Family::kRocksDBRibbon:
       // Default bloom_before_level (0): Bloom for flushes, Ribbon for every
       // compaction output, as RocksDB recommends.
       out->reset(rocksdb::NewRibbonFilterPolicy(p.bits_per_key));
-      return "";
+      return Status::OK();
     case Family::kRocksDBRibbonAll:
       // bloom_before_level = -1: Ribbon for flushes too.
       out->reset(rocksdb::NewRibbonFilterPolicy(p.bits_per_key, -1));
-      return "";
+      return Status::OK();
     case Family::kSstfilter: {
       rocksdb::Status s =
           NewRocksDBFilterPolicy(p.spec.ToString(), RunSecret(), out);
-      return s.ok() ? "" : s.ToString();
+      return s.ok() ? Status::OK() : Status::InvalidArgument(s.ToString());
     }
     case Family::kLevelDBBloom:
       break;
   }
-  return "policy " + p.ToString() + " does not run on RocksDB";
+  return Status::NotSupported("policy " + p.ToString() +
+                              " does not run on RocksDB");
 }
 
-std::string Err(const char* what, const rocksdb::Status& s) {
-  return std::string("rocksdb ") + what + ": " + s.ToString();
+Status Err(const char* what, const rocksdb::Status& s) {
+  return EngineError(std::string("rocksdb ") + what, s.ToString());
 }
 
 // --- the engine
@@ -122,7 +123,8 @@ class RocksDBEngine final : public Engine {
             rocksdb::FileSystem::Default())),
         env_(rocksdb::NewCompositeEnv(fs_)) {}
 
-  ~RocksDBEngine() override { Close(); }
+  // A destructor has no one to report a failed close to.
+  ~RocksDBEngine() override { (void)Close(); }
 
   const char* name() const override { return "rocksdb"; }
   std::string version() const override {
@@ -134,12 +136,12 @@ class RocksDBEngine final : public Engine {
   }
   bool has_multiget() const override { return true; }
 
-  std::string Build(const Policy& policy, const KeySpace& keys,
-                    const std::string& dir, const ProgressFn& progress,
-                    BuildResult* out) override;
+  Status Build(const Policy& policy, const KeySpace& keys,
+               const std::string& dir, const ProgressFn& progress,
+               BuildResult* out) override;
 
-  std::string BuiltinFilterBytes(const Policy& p, int level, uint64_t n,
-                                 uint64_t* bytes) override;
+  Status BuiltinFilterBytes(const Policy& p, int level, uint64_t n,
+                            uint64_t* bytes) override;
 
   void ThreadBegin() override {
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
@@ -164,17 +166,16 @@ class RocksDBEngine final : public Engine {
     }
   }
 
-  std::string Get(const std::string& key, std::string* value,
-                  bool* found) override {
+  Status Get(const std::string& key, std::string* value, bool* found) override {
     rocksdb::Status s = db_->Get(read_options_, key, value);
     *found = s.ok();
-    if (s.ok() || s.IsNotFound()) return "";
+    if (s.ok() || s.IsNotFound()) return Status::OK();
     return Err("Get", s);
   }
 
-  std::string MultiGet(const std::vector<std::string>& keys,
-                       std::vector<std::string>* values,
-                       std::vector<bool>* found) override {
+  Status MultiGet(const std::vector<std::string>& keys,
+                  std::vector<std::string>* values,
+                  std::vector<bool>* found) override {
     const size_t n = keys.size();
     std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
     std::vector<rocksdb::PinnableSlice> pinned(n);
@@ -191,14 +192,14 @@ class RocksDBEngine final : public Engine {
         return Err("MultiGet", statuses[i]);
       }
     }
-    return "";
+    return Status::OK();
   }
 
-  std::string Close() override {
-    if (db_ == nullptr) return "";
+  Status Close() override {
+    if (db_ == nullptr) return Status::OK();
     rocksdb::Status s = db_->Close();
     db_.reset();
-    return s.ok() ? "" : Err("Close", s);
+    return s.ok() ? Status::OK() : Err("Close", s);
   }
 
  private:
@@ -246,17 +247,17 @@ class RocksDBEngine final : public Engine {
 
   // Writes the key space in generations into the open database: see the
   // top of this file.
-  std::string Load(const KeySpace& keys, const rocksdb::Options& options,
-                   const ProgressFn& progress);
+  Status Load(const KeySpace& keys, const rocksdb::Options& options,
+              const ProgressFn& progress);
   // Natural tree: chunks of keys_per_flush keys, each flushed and settled.
-  std::string LoadNatural(const KeySpace& keys, const ProgressFn& progress);
+  Status LoadNatural(const KeySpace& keys, const ProgressFn& progress);
   // Waits until RocksDB has no flush or compaction running or pending.
-  std::string WaitForCompactions();
-  std::string WriteAndFlush(const KeySpace& keys, uint64_t begin, uint64_t end,
-                            const ProgressFn& progress);
+  Status WaitForCompactions();
+  Status WriteAndFlush(const KeySpace& keys, uint64_t begin, uint64_t end,
+                       const ProgressFn& progress);
   // Compacts every L0 file into `level`.
-  std::string MoveL0To(int level, const rocksdb::Options& options);
-  std::string Measure(BuildResult* out);
+  Status MoveL0To(int level, const rocksdb::Options& options);
+  Status Measure(BuildResult* out);
 
   const bool direct_io_;
   const RocksDBTree tree_;
@@ -269,14 +270,15 @@ class RocksDBEngine final : public Engine {
   EngineCounters tickers_before_;
 };
 
-std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
-                                 const std::string& dir,
-                                 const ProgressFn& progress, BuildResult* out) {
-  Close();
+Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
+                            const std::string& dir, const ProgressFn& progress,
+                            BuildResult* out) {
+  Status err = Close();  // a database left open by a failed run
+  if (!err.ok()) return err;
   *out = BuildResult();
   std::shared_ptr<const rocksdb::FilterPolicy> inner;
-  std::string err = MakePolicy(policy, &inner);
-  if (!err.empty()) return err;
+  err = MakePolicy(policy, &inner);
+  if (!err.ok()) return err;
   calls_ = std::make_unique<harness::PolicyCalls>();
   std::shared_ptr<const rocksdb::FilterPolicy> instrumented;
   if (inner) {
@@ -301,17 +303,17 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   db_.reset(raw);
   err = tree_.natural ? LoadNatural(keys, progress)
                       : Load(keys, options, progress);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   out->load_seconds = SecondsSince(start);
   out->filter_build_seconds = calls_->build_seconds();
   out->filters_built = calls_->finishes.load();
 
   err = Measure(out);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
 
   // Reopen: every table reader is opened afresh with its index and filter.
   err = Close();
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   options.error_if_exists = false;
   options.create_if_missing = false;
   options.disable_auto_compactions = true;  // the tree stays as measured
@@ -323,12 +325,12 @@ std::string RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
                           &mem)) {
     out->table_reader_memory = mem;
   }
-  return "";
+  return Status::OK();
 }
 
-std::string RocksDBEngine::Load(const KeySpace& keys,
-                                const rocksdb::Options& options,
-                                const ProgressFn& progress) {
+Status RocksDBEngine::Load(const KeySpace& keys,
+                           const rocksdb::Options& options,
+                           const ProgressFn& progress) {
   // Generation sizes: level j of tree_.levels weighs 10^(j-1); L0 weighs 1
   // in all, split into tree_.l0_files files.
   const uint64_t n = keys.num_keys();
@@ -351,21 +353,20 @@ std::string RocksDBEngine::Load(const KeySpace& keys,
                              : static_cast<uint64_t>(static_cast<double>(n) *
                                                      cumulative / total_weight);
     if (end <= next) continue;
-    std::string err = WriteAndFlush(keys, next, end, progress);
-    if (!err.empty()) return err;
+    Status err = WriteAndFlush(keys, next, end, progress);
+    if (!err.ok()) return err;
     next = end;
     const int level = tree_.levels - static_cast<int>(g);
     if (level >= 1) {
       err = MoveL0To(level, options);
-      if (!err.empty()) return err;
+      if (!err.ok()) return err;
     }
   }
-  return "";
+  return Status::OK();
 }
 
-std::string RocksDBEngine::WriteAndFlush(const KeySpace& keys, uint64_t begin,
-                                         uint64_t end,
-                                         const ProgressFn& progress) {
+Status RocksDBEngine::WriteAndFlush(const KeySpace& keys, uint64_t begin,
+                                    uint64_t end, const ProgressFn& progress) {
   rocksdb::WriteOptions wo;
   wo.disableWAL = true;  // every generation is flushed right away
   std::string key, value;
@@ -382,11 +383,10 @@ std::string RocksDBEngine::WriteAndFlush(const KeySpace& keys, uint64_t begin,
     }
   }
   rocksdb::Status s = db_->Flush(rocksdb::FlushOptions());
-  return s.ok() ? "" : Err("Flush", s);
+  return s.ok() ? Status::OK() : Err("Flush", s);
 }
 
-std::string RocksDBEngine::MoveL0To(int level,
-                                    const rocksdb::Options& options) {
+Status RocksDBEngine::MoveL0To(int level, const rocksdb::Options& options) {
   rocksdb::ColumnFamilyMetaData meta;
   db_->GetColumnFamilyMetaData(&meta);
   std::vector<std::string> l0;
@@ -397,22 +397,22 @@ std::string RocksDBEngine::MoveL0To(int level,
   co.compression = rocksdb::kNoCompression;
   co.output_file_size_limit = options.target_file_size_base;
   rocksdb::Status s = db_->CompactFiles(co, l0, level);
-  return s.ok() ? "" : Err("CompactFiles", s);
+  return s.ok() ? Status::OK() : Err("CompactFiles", s);
 }
 
-std::string RocksDBEngine::LoadNatural(const KeySpace& keys,
-                                       const ProgressFn& progress) {
+Status RocksDBEngine::LoadNatural(const KeySpace& keys,
+                                  const ProgressFn& progress) {
   const uint64_t n = keys.num_keys();
   for (uint64_t begin = 0; begin < n; begin += tree_.keys_per_flush) {
     const uint64_t end = std::min(n, begin + tree_.keys_per_flush);
-    std::string err = WriteAndFlush(keys, begin, end, progress);
-    if (err.empty()) err = WaitForCompactions();
-    if (!err.empty()) return err;
+    Status err = WriteAndFlush(keys, begin, end, progress);
+    if (err.ok()) err = WaitForCompactions();
+    if (!err.ok()) return err;
   }
-  return "";
+  return Status::OK();
 }
 
-std::string RocksDBEngine::WaitForCompactions() {
+Status RocksDBEngine::WaitForCompactions() {
   // Settled: every property 0 at several polls in a row (a finished
   // compaction may schedule the next one a moment later).
   const char* const kBusy[] = {
@@ -426,25 +426,27 @@ std::string RocksDBEngine::WaitForCompactions() {
     uint64_t errors = 0;
     if (db_->GetIntProperty("rocksdb.background-errors", &errors) &&
         errors != 0) {
-      return "rocksdb: " + std::to_string(errors) +
-             " background errors (a flush or compaction failed; see the "
-             "database's LOG)";
+      return EngineError("rocksdb", std::to_string(errors) +
+                                        " background errors (a flush or "
+                                        "compaction failed; see the "
+                                        "database's LOG)");
     }
     bool busy = false;
     for (const char* property : kBusy) {
       uint64_t v = 0;
       if (!db_->GetIntProperty(property, &v)) {
-        return std::string("rocksdb property ") + property + " unavailable";
+        return EngineError(
+            "rocksdb", std::string("property ") + property + " unavailable");
       }
       busy = busy || v != 0;
     }
     quiet = busy ? 0 : quiet + 1;
     std::this_thread::sleep_for(kPoll);
   }
-  return "";
+  return Status::OK();
 }
 
-std::string RocksDBEngine::Measure(BuildResult* out) {
+Status RocksDBEngine::Measure(BuildResult* out) {
   rocksdb::TablePropertiesCollection props;
   rocksdb::Status s = db_->GetPropertiesOfAllTables(&props);
   if (!s.ok()) return Err("GetPropertiesOfAllTables", s);
@@ -462,7 +464,8 @@ std::string RocksDBEngine::Measure(BuildResult* out) {
       out->table_bytes += f.size;
       auto p = props.find(f.db_path + f.name);
       if (p == props.end()) {
-        return "no table properties for " + f.db_path + f.name;
+        return Status::Corruption("no table properties for " + f.db_path +
+                                  f.name);
       }
       FilterTable t;
       t.level = level.level;
@@ -471,15 +474,15 @@ std::string RocksDBEngine::Measure(BuildResult* out) {
       out->tables.push_back(t);
     }
   }
-  return "";
+  return Status::OK();
 }
 
-std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, int level,
-                                              uint64_t n, uint64_t* bytes) {
+Status RocksDBEngine::BuiltinFilterBytes(const Policy& p, int level, uint64_t n,
+                                         uint64_t* bytes) {
   std::shared_ptr<const rocksdb::FilterPolicy> policy;
-  std::string err = MakePolicy(p, &policy);
-  if (!err.empty()) return err;
-  if (!policy) return "no filter";
+  Status err = MakePolicy(p, &policy);
+  if (!err.ok()) return err;
+  if (!policy) return Status::NotSupported("no filter");
   rocksdb::BlockBasedTableOptions t;
   t.filter_policy = policy;
   rocksdb::FilterBuildingContext context(t);
@@ -489,7 +492,7 @@ std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, int level,
                               : rocksdb::TableFileCreationReason::kCompaction;
   std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
       policy->GetBuilderWithContext(context));
-  if (!builder) return "no filter builder";
+  if (!builder) return Status::NotSupported("no filter builder");
   KeySpace keys(n, 16, 0, 0);
   std::string key;
   for (uint64_t i = 0; i < n; i++) {
@@ -498,7 +501,7 @@ std::string RocksDBEngine::BuiltinFilterBytes(const Policy& p, int level,
   }
   std::unique_ptr<const char[]> buf;
   *bytes = builder->Finish(&buf).size();
-  return "";
+  return Status::OK();
 }
 
 }  // namespace

@@ -4,17 +4,19 @@
 // costs, on real RocksDB and LevelDB databases, side by side with the
 // engines' built-in filters. See docs/COMPARE.md.
 //
+// clang-format off
 //   sstfilter_compare --num=1000000 --out=results/now --plot
-//   sstfilter_compare --engines=rocksdb
-//   --policies=none,rocksdb:bloom:10,cuckoo:12 sstfilter_compare
-//   --policies='rocksdb:bloom:*,cuckoo:*' --sweep_bits=8,12,16
+//   sstfilter_compare --engines=rocksdb --policies=none,rocksdb:bloom:10,cuckoo:12
+//   sstfilter_compare --policies='rocksdb:bloom:*,cuckoo:*' --sweep_bits=8,12,16
+// clang-format on
 //
 // For every engine and policy it builds a fresh database of --num keys in a
 // multi-level tree, then looks up present keys, random absent keys,
 // neighbours of present keys and MultiGet batches, counting table-file
-// reads and filter probes the same way for both engines. Flags and policies
-// are all checked before any work starts; result files are written only
-// when every run has finished.
+// reads and filter probes the same way for both engines, and ends with a
+// verdict per engine (verdict.h). Flags and policies are all checked before
+// any work starts; result files are written only when every run has
+// finished.
 
 #include <fcntl.h>
 #include <gflags/gflags.h>
@@ -57,16 +59,22 @@
 
 DEFINE_string(engines, "rocksdb,leveldb",
               "Engines to compare: rocksdb, leveldb.");
+// The default answers "which filter should I use?": per engine, our best
+// policies beside the strongest built-in filters at equal memory (X@Y), the
+// built-ins as users configure them, and no filter.
 DEFINE_string(policies,
               "none,rocksdb:bloom:10,rocksdb:ribbon:10,leveldb:bloom:10,"
-              "blocked_bloom:10,cuckoo@rocksdb:bloom:10,"
-              "cuckoo@leveldb:bloom:10,rocksdb:bloom@cuckoo:12,"
-              "rocksdb:ribbon@blocked_bloom:10,rocksdb:ribbon@cuckoo:12",
+              "rocksdb/ribbon:10,rocksdb:ribbon@ribbon:10,"
+              "rocksdb/ribbon:10:by_level,rocksdb:ribbon@ribbon:10:by_level,"
+              "rocksdb:bloom@ribbon:10:by_level,"
+              "rocksdb/blocked_bloom:10:by_level,"
+              "rocksdb:ribbon@blocked_bloom:10:by_level,"
+              "ribbon@leveldb:bloom:10,blocked_bloom@leveldb:bloom:10",
               "Comma-separated filter policies: none, rocksdb:bloom:<bits>, "
               "rocksdb:ribbon:<bits>, leveldb:bloom:<bits>, sstfilter specs "
-              "(blocked_bloom:10, cuckoo:12, bloom:10), and X@Y for family X "
-              "at the filter memory of policy Y (cuckoo@rocksdb:bloom:10, "
-              "rocksdb:ribbon@cuckoo:12). "
+              "(ribbon:10:by_level, blocked_bloom:10, cuckoo:12), and X@Y for "
+              "family X at the filter memory of policy Y "
+              "(rocksdb:ribbon@ribbon:10, cuckoo@rocksdb:bloom:10). "
               "Prefix rocksdb/ or leveldb/ to run an entry on one engine; "
               "'*' takes each value of --sweep_bits.");
 DEFINE_string(sweep_bits, "",
@@ -123,24 +131,13 @@ namespace fs = std::filesystem;
 constexpr int kUsageError = 2;
 constexpr int kRunError = 1;
 
-int Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "sstfilter_compare: %s\n", message.c_str());
+// Prints the error's message and returns `code`.
+int Fail(int code, const Status& error) {
+  std::fprintf(stderr, "sstfilter_compare: %s\n", error.message().c_str());
   if (code == kUsageError) {
     std::fprintf(stderr, "sstfilter_compare: --helpshort lists the flags\n");
   }
   return code;
-}
-
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (true) {
-    const size_t end = s.find(',', start);
-    out.push_back(s.substr(start, end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
 }
 
 std::string UtcNow() {
@@ -162,25 +159,22 @@ bool DirectIoWorks(const std::string& dir) {
   return true;
 }
 
-bool WriteFile(const std::string& path, const std::string& text,
-               std::string* error) {
+// Writes `text` to `path` through a temporary file.
+Status WriteFile(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << text;
     f.close();
-    if (!f) {
-      *error = "cannot write " + tmp;
-      return false;
-    }
+    if (!f) return Status::InvalidArgument("cannot write " + tmp);
   }
   std::error_code ec;
   fs::rename(tmp, path, ec);
   if (ec) {
-    *error = "cannot rename " + tmp + ": " + ec.message();
-    return false;
+    return Status::InvalidArgument("cannot rename " + tmp + ": " +
+                                   ec.message());
   }
-  return true;
+  return Status::OK();
 }
 
 // The gnuplot terminal for PNG output, or "" if gnuplot cannot draw PNGs.
@@ -203,67 +197,70 @@ struct Flags {
   std::string png_terminal;
 };
 
-// The problem with a flag, or "" if there is none.
-using Problem = std::string;
+// The problem with a flag: InvalidArgument naming the flag.
+Status Bad(std::string message) {
+  return Status::InvalidArgument(std::move(message));
+}
 
-Problem CheckEngines(Flags* f) {
-  for (const std::string& e : Split(FLAGS_engines)) {
+Status CheckEngines(Flags* f) {
+  for (const std::string& e : SplitList(FLAGS_engines)) {
     EngineBit bit;
     if (e == "rocksdb") {
       bit = kRocksDB;
     } else if (e == "leveldb") {
       bit = kLevelDB;
     } else {
-      return "--engines: unknown engine \"" + e + "\" (rocksdb, leveldb)";
+      return Bad("--engines: unknown engine \"" + e + "\" (rocksdb, leveldb)");
     }
-    if (f->engines & bit) return "--engines: \"" + e + "\" given twice";
+    if (f->engines & bit) return Bad("--engines: \"" + e + "\" given twice");
     f->engines |= bit;
     f->engine_order.push_back(bit);
   }
-  return "";
+  return Status::OK();
 }
 
-Problem CheckPhases(Flags* f) {
-  for (const std::string& p : Split(FLAGS_phases)) {
+Status CheckPhases(Flags* f) {
+  for (const std::string& p : SplitList(FLAGS_phases)) {
     bool known = false;
     for (Phase ph : kAllPhases) {
       if (p != PhaseName(ph)) continue;
       for (Phase seen : f->phases) {
-        if (seen == ph) return "--phases: \"" + p + "\" given twice";
+        if (seen == ph) return Bad("--phases: \"" + p + "\" given twice");
       }
       f->phases.push_back(ph);
       known = true;
     }
     if (!known) {
-      return "--phases: unknown phase \"" + p +
-             "\" (present, absent, neighbour, multiget)";
+      return Bad("--phases: unknown phase \"" + p +
+                 "\" (present, absent, neighbour, multiget)");
     }
   }
-  return "";
+  return Status::OK();
 }
 
-Problem CheckPolicies(Flags* f) {
+Status CheckPolicies(Flags* f) {
   Status s = ParsePolicyList(FLAGS_policies, FLAGS_sweep_bits, &f->policies);
-  if (!s.ok()) return "--policies: " + s.message();
+  if (!s.ok()) return Bad("--policies: " + s.message());
   bool any = false;
   for (const PolicyRequest& r : f->policies) {
     any = any || (r.engines & f->engines);
   }
-  if (!any) return "--policies: no policy runs on the engines of --engines";
-  if (FLAGS_baseline.empty()) return "";
-  for (const std::string& b : Split(FLAGS_baseline)) {
+  if (!any)
+    return Bad("--policies: no policy runs on the engines of --engines");
+  if (FLAGS_baseline.empty()) return Status::OK();
+  for (const std::string& b : SplitList(FLAGS_baseline)) {
     PolicyRequest r;
     s = ParsePolicyEntry(b, &r);
-    if (!s.ok()) return "--baseline: " + s.message();
+    if (!s.ok()) return Bad("--baseline: " + s.message());
     f->baselines.push_back(r.sized ? r.policy.FamilyName() + "@" +
                                          r.reference.ToString()
                                    : r.policy.ToString());
   }
-  return "";
+  return Status::OK();
 }
 
 // The numeric flags and their ranges, [min, max] as written in the message.
-Problem CheckRanges() {
+Status CheckRanges() {
   struct Range {
     const char* flag;
     double value;
@@ -290,15 +287,15 @@ Problem CheckRanges() {
   };
   for (const Range& r : kRanges) {
     if (!(r.value >= r.min && r.value <= r.max)) {  // also catches NaN
-      return std::string("--") + r.flag + " must be within " + r.range;
+      return Bad(std::string("--") + r.flag + " must be within " + r.range);
     }
   }
-  return "";
+  return Status::OK();
 }
 
-Problem CheckTree(Flags* f) {
+Status CheckTree(Flags* f) {
   if (FLAGS_tree != "fixed" && FLAGS_tree != "natural") {
-    return "--tree: unknown tree \"" + FLAGS_tree + "\" (fixed, natural)";
+    return Bad("--tree: unknown tree \"" + FLAGS_tree + "\" (fixed, natural)");
   }
   f->tree.levels = FLAGS_levels;
   f->tree.l0_files = FLAGS_l0_files;
@@ -306,58 +303,60 @@ Problem CheckTree(Flags* f) {
     f->tree =
         NaturalTree(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_levels);
   }
-  return "";
+  return Status::OK();
 }
 
-Problem CheckOutput(Flags* f) {
+Status CheckOutput(Flags* f) {
   if (!FLAGS_out.empty()) {
     std::error_code ec;
     if (fs::exists(FLAGS_out, ec) && !fs::is_directory(FLAGS_out, ec)) {
-      return "--out: " + FLAGS_out + " exists and is not a folder";
+      return Bad("--out: " + FLAGS_out + " exists and is not a folder");
     }
     if (fs::exists(fs::path(FLAGS_out) / "results.json", ec)) {
-      return "--out: " + FLAGS_out +
-             " already holds results; choose another folder";
+      return Bad("--out: " + FLAGS_out +
+                 " already holds results; choose another folder");
     }
   }
-  if (!FLAGS_plot) return "";
-  if (FLAGS_out.empty()) return "--plot needs --out (a folder for the charts)";
+  if (!FLAGS_plot) return Status::OK();
+  if (FLAGS_out.empty())
+    return Bad("--plot needs --out (a folder for the charts)");
   f->png_terminal = PngTerminal();
   if (f->png_terminal.empty()) {
-    return "--plot: gnuplot with PNG output not found (Debian: apt-get "
-           "install gnuplot-nox)";
+    return Bad(
+        "--plot: gnuplot with PNG output not found (Debian: apt-get "
+        "install gnuplot-nox)");
   }
-  return "";
+  return Status::OK();
 }
 
 // Checks every flag, in the order of --helpshort's topics.
-Problem CheckFlags(Flags* f) {
-  for (Problem (*check)(Flags*) : {CheckEngines, CheckPhases, CheckPolicies}) {
-    Problem p = check(f);
-    if (!p.empty()) return p;
+Status CheckFlags(Flags* f) {
+  for (Status (*check)(Flags*) : {CheckEngines, CheckPhases, CheckPolicies}) {
+    Status p = check(f);
+    if (!p.ok()) return p;
   }
-  Problem p = CheckRanges();
-  if (p.empty()) p = CheckTree(f);
-  return p.empty() ? CheckOutput(f) : p;
+  Status p = CheckRanges();
+  if (p.ok()) p = CheckTree(f);
+  return p.ok() ? CheckOutput(f) : p;
 }
 
-// Why `policy` cannot run on `engine`: the refusal of the engine's policy
-// factory, or "" if it makes the policy. Specs were validated when parsed
-// and keyed ones get RunSecret(), so a refusal is unexpected; it is
-// reported as a skipped run rather than stopping the comparison.
-std::string Unsupported(const Policy& policy, EngineBit engine) {
-  if (policy.family != Family::kSstfilter) return "";
+// Whether the engine's policy factory makes `policy` (NotSupported with
+// its refusal if not). Specs were validated when parsed and keyed ones get
+// RunSecret(), so a refusal is unexpected; it is reported as a skipped run
+// rather than stopping the comparison.
+Status Supported(const Policy& policy, EngineBit engine) {
+  if (policy.family != Family::kSstfilter) return Status::OK();
   const std::string spec = policy.spec.ToString();
   if (engine == kRocksDB) {
     std::shared_ptr<const rocksdb::FilterPolicy> p;
     rocksdb::Status rs = NewRocksDBFilterPolicy(spec, RunSecret(), &p);
-    if (!rs.ok()) return rs.ToString();
+    if (!rs.ok()) return Status::NotSupported(rs.ToString());
   } else {
     std::unique_ptr<const leveldb::FilterPolicy> p;
     leveldb::Status ls = NewLevelDBFilterPolicy(spec, RunSecret(), &p);
-    if (!ls.ok()) return ls.ToString();
+    if (!ls.ok()) return Status::NotSupported(ls.ToString());
   }
-  return "";
+  return Status::OK();
 }
 
 std::string FormatBytes(double v) {
@@ -386,25 +385,24 @@ struct Setup {
   }
 };
 
-// Plans the runs, makes the databases' folder and the engines. Returns ""
-// or an error.
-std::string Prepare(Setup* setup, Report* report) {
+// Plans the runs, makes the databases' folder and the engines.
+Status Prepare(Setup* setup, Report* report) {
   for (EngineBit e : setup->flags.engine_order) {
     for (const PlannedRun& r : PlanRuns(setup->flags.policies, e)) {
       setup->plan.push_back({e, r});
     }
   }
-  if (setup->plan.empty()) return "nothing to run";
+  if (setup->plan.empty()) return Bad("nothing to run");
   if (FLAGS_db_dir.empty()) {
     const std::string err =
         harness::ScratchDir::New("sstfilter_compare", FLAGS_keep, &setup->temp);
-    if (!err.empty()) return err;
+    if (!err.empty()) return Status::InvalidArgument(err);
     setup->base = setup->temp->path();
   } else {
     setup->base = FLAGS_db_dir;
     std::error_code ec;
     fs::create_directories(setup->base, ec);
-    if (ec) return "--db_dir " + setup->base + ": " + ec.message();
+    if (ec) return Bad("--db_dir " + setup->base + ": " + ec.message());
   }
   const bool direct = FLAGS_direct_io && DirectIoWorks(setup->base);
   for (EngineBit e : setup->flags.engine_order) {
@@ -417,7 +415,7 @@ std::string Prepare(Setup* setup, Report* report) {
   }
   report->num_keys = FLAGS_num;
   report->baselines = setup->flags.baselines;
-  return "";
+  return Status::OK();
 }
 
 // How the RocksDB tree is built, for the header.
@@ -512,17 +510,17 @@ class PolicyRunner {
         report_(report) {}
 
   // Runs the index-th planned run (1-based) and adds it to the report
-  // (skipped, with the reason, if it cannot run). Returns "" or an error
-  // that ends the comparison.
-  std::string Run(int index, const Setup::Planned& p);
+  // (skipped, with the reason, if it cannot run). An error ends the
+  // comparison.
+  Status Run(int index, const Setup::Planned& p);
 
  private:
-  // Gives X of X@Y the bits per key that match Y's filter memory. Returns
-  // "" or why X cannot run.
-  std::string SizeToReference(Engine* engine, PolicyRun* run);
-  // Builds the database and runs the lookup phases. Returns "" or an error.
-  std::string BuildAndLookUp(Engine* engine, int index, PolicyRun* run);
-  std::string RunPhases(Engine* engine, PolicyRun* run);
+  // Gives X of X@Y the bits per key that match Y's filter memory, or says
+  // why X cannot run.
+  Status SizeToReference(Engine* engine, PolicyRun* run);
+  // Builds the database and runs the lookup phases.
+  Status BuildAndLookUp(Engine* engine, int index, PolicyRun* run);
+  Status RunPhases(Engine* engine, PolicyRun* run);
   void ProgressUpdate(uint64_t done, uint64_t total) {
     progress_->Update(done, total);
   }
@@ -536,7 +534,7 @@ class PolicyRunner {
   bool noted_multiget_ = false;
 };
 
-std::string PolicyRunner::Run(int index, const Setup::Planned& p) {
+Status PolicyRunner::Run(int index, const Setup::Planned& p) {
   Engine* engine = setup_.EngineFor(p.engine);
   PolicyRun run;
   run.engine = EngineName(p.engine);
@@ -548,29 +546,33 @@ std::string PolicyRunner::Run(int index, const Setup::Planned& p) {
   tag_ = "[" + std::to_string(index) + "/" +
          std::to_string(setup_.plan.size()) + "] " + run.engine + " " +
          run.label;
-  std::string why = Unsupported(run.policy, p.engine);
-  if (why.empty() && run.sized) why = SizeToReference(engine, &run);
-  if (!why.empty()) {
+  Status why = Supported(run.policy, p.engine);
+  if (why.ok() && run.sized) why = SizeToReference(engine, &run);
+  if (!why.ok()) {
     run.skipped = true;
-    run.skip_reason = why;
-    progress_->Note(tag_ + ": skipped: " + why);
+    run.skip_reason = why.message();
+    progress_->Note(tag_ + ": skipped: " + why.message());
     report_->runs.push_back(run);
-    return "";
+    return Status::OK();
   }
-  std::string err = BuildAndLookUp(engine, index, &run);
-  if (!err.empty()) {
-    engine->Close();
-    return tag_ + ": " + err;
+  Status err = BuildAndLookUp(engine, index, &run);
+  if (!err.ok()) {
+    (void)engine->Close();  // the build's error is the one to report
+    return Status::Corruption(tag_ + ": " + err.message());
   }
   report_->runs.push_back(run);
-  return "";
+  return Status::OK();
 }
 
-std::string PolicyRunner::SizeToReference(Engine* engine, PolicyRun* run) {
+Status PolicyRunner::SizeToReference(Engine* engine, PolicyRun* run) {
   const PolicyRun* y = report_->FindRun(run->engine, run->reference);
-  if (y == nullptr) return "its reference " + run->reference + " did not run";
+  if (y == nullptr) {
+    return Status::NotSupported("its reference " + run->reference +
+                                " did not run");
+  }
   if (y->build.num_filters == 0) {
-    return "its reference " + run->reference + " built no filters";
+    return Status::NotSupported("its reference " + run->reference +
+                                " built no filters");
   }
   // RocksDB reports every table (level and keys): X's filters for them
   // must total Y's bytes. LevelDB: one filter of the mean keys per filter.
@@ -595,43 +597,42 @@ std::string PolicyRunner::SizeToReference(Engine* engine, PolicyRun* run) {
       },
       &sized);
   if (!s.ok()) {
-    return "cannot match " + run->reference + " (" + what +
-           "): " + s.ToString();
+    return Status::NotSupported("cannot match " + run->reference + " (" + what +
+                                "): " + s.ToString());
   }
   run->policy = sized;
   progress_->Note(tag_ + ": " + sized.ToString() + " matches " + what);
-  return "";
+  return Status::OK();
 }
 
-std::string PolicyRunner::BuildAndLookUp(Engine* engine, int index,
-                                         PolicyRun* run) {
+Status PolicyRunner::BuildAndLookUp(Engine* engine, int index, PolicyRun* run) {
   char sub[32];
   std::snprintf(sub, sizeof(sub), "/%s-%02d", run->engine.c_str(), index);
   const std::string dir = setup_.base + sub;
   std::error_code ec;
-  if (fs::exists(dir, ec))
-    return dir + " already exists; use an empty --db_dir";
+  if (fs::exists(dir, ec)) {
+    return Bad(dir + " already exists; use an empty --db_dir");
+  }
   progress_->Begin(tag_ + " (" + run->policy.ToString() + "): load");
-  std::string err = engine->Build(
+  Status err = engine->Build(
       run->policy, keys_, dir,
       [this](uint64_t done, uint64_t total) { ProgressUpdate(done, total); },
       &run->build);
-  if (!err.empty()) return err;
+  if (!err.ok()) return err;
   if (run->build.num_entries != FLAGS_num) {
-    return "the database holds " + std::to_string(run->build.num_entries) +
-           " entries, expected " + std::to_string(FLAGS_num);
+    return Status::Corruption(
+        "the database holds " + std::to_string(run->build.num_entries) +
+        " entries, expected " + std::to_string(FLAGS_num));
   }
   progress_->End(FormatBytes(run->bits_per_key_disk(FLAGS_num)) +
                  " filter bits/key");
   err = RunPhases(engine, run);
-  if (!err.empty()) return err;
-  err = engine->Close();
-  if (!err.empty()) return err;
-  if (!FLAGS_keep) fs::remove_all(dir, ec);
-  return "";
+  if (err.ok()) err = engine->Close();
+  if (err.ok() && !FLAGS_keep) fs::remove_all(dir, ec);
+  return err;
 }
 
-std::string PolicyRunner::RunPhases(Engine* engine, PolicyRun* run) {
+Status PolicyRunner::RunPhases(Engine* engine, PolicyRun* run) {
   for (Phase ph : setup_.flags.phases) {
     if (ph == Phase::kMultiGet && !engine->has_multiget()) {
       if (!noted_multiget_) {
@@ -643,11 +644,14 @@ std::string PolicyRunner::RunPhases(Engine* engine, PolicyRun* run) {
     }
     progress_->Begin(tag_ + ": " + PhaseName(ph));
     PhaseResult result;
-    std::string err = RunPhase(
+    Status err = RunPhase(
         engine, keys_, ph, lookup_,
         [this](uint64_t done, uint64_t total) { ProgressUpdate(done, total); },
         &result);
-    if (!err.empty()) return std::string(PhaseName(ph)) + ": " + err;
+    if (!err.ok()) {
+      return Status::Corruption(std::string(PhaseName(ph)) + ": " +
+                                err.message());
+    }
     char summary[96];
     std::snprintf(summary, sizeof(summary), "%.4f reads/op over %llu ops",
                   result.reads_per_op(),
@@ -655,7 +659,7 @@ std::string PolicyRunner::RunPhases(Engine* engine, PolicyRun* run) {
     progress_->End(summary);
     run->phases.push_back(result);
   }
-  return "";
+  return Status::OK();
 }
 
 // RocksDB's filter memory: what the table readers hold beyond the same
@@ -733,68 +737,69 @@ void CrossCheck(Report* report) {
       "FileSystem, LevelDB Env) on lookup threads only");
 }
 
-// Draws the charts with gnuplot into --out. Returns "" or an error.
-std::string Plot(const Report& report, const std::string& png_terminal,
-                 Progress* progress) {
+// Draws the charts with gnuplot into --out.
+Status Plot(const Report& report, const std::string& png_terminal,
+            Progress* progress) {
   const fs::path out(FLAGS_out);
   const std::string data = FormatPlotData(report);
   if (data.empty()) {
     progress->Note(
         "sstfilter_compare: no filter ran an absent phase; no charts");
-    return "";
+    return Status::OK();
   }
-  std::string error;
-  if (!WriteFile(out / "plot.dat", data, &error) ||
-      !WriteFile(out / "plots.gp", FormatPlotScript(report, png_terminal),
-                 &error)) {
-    return error;
+  Status s = WriteFile(out / "plot.dat", data);
+  if (s.ok()) {
+    s = WriteFile(out / "plots.gp", FormatPlotScript(report, png_terminal));
   }
+  if (!s.ok()) return s;
   const std::string cmd = "cd " + harness::ShellQuote(FLAGS_out) +
                           " && gnuplot plots.gp </dev/null";
   if (std::system(cmd.c_str()) != 0) {
-    return "gnuplot failed on " + (out / "plots.gp").string();
+    return Status::NotSupported("gnuplot failed on " +
+                                (out / "plots.gp").string());
   }
-  return "";
+  return Status::OK();
 }
 
 // Prints the table and writes the result files (and charts) into --out.
-// Returns "" or an error.
-std::string WriteResults(const Report& report, const Flags& flags,
-                         Progress* progress) {
+Status WriteResults(const Report& report, const Flags& flags,
+                    Progress* progress) {
   const std::string text = FormatText(report);
   std::fwrite(text.data(), 1, text.size(), stdout);
   std::fflush(stdout);
-  if (FLAGS_out.empty()) return "";
+  if (FLAGS_out.empty()) return Status::OK();
   std::error_code ec;
   fs::create_directories(FLAGS_out, ec);
-  if (ec) return "--out " + FLAGS_out + ": " + ec.message();
+  if (ec) return Bad("--out " + FLAGS_out + ": " + ec.message());
   const fs::path out(FLAGS_out);
-  std::string error;
-  if (!WriteFile(out / "results.txt", text, &error) ||
-      !WriteFile(out / "results.csv", FormatCsv(report), &error) ||
-      !WriteFile(out / "results.json", FormatJson(report), &error)) {
-    return error;
+  const std::pair<const char*, std::string> files[] = {
+      {"results.txt", text},
+      {"results.csv", FormatCsv(report)},
+      {"results.json", FormatJson(report)}};
+  for (const auto& [name, contents] : files) {
+    Status s = WriteFile(out / name, contents);
+    if (!s.ok()) return s;
   }
   if (FLAGS_plot) {
-    error = Plot(report, flags.png_terminal, progress);
-    if (!error.empty()) return error;
+    Status s = Plot(report, flags.png_terminal, progress);
+    if (!s.ok()) return s;
   }
   std::printf("\nResults: %s\n", FLAGS_out.c_str());
-  return "";
+  return Status::OK();
 }
 
 int Run(int argc, char** argv, const std::string& command) {
   if (argc > 1) {
-    return Fail(kUsageError, std::string("unexpected argument \"") + argv[1] +
-                                 "\" (flags are --name=value)");
+    return Fail(kUsageError, Bad(std::string("unexpected argument \"") +
+                                 argv[1] + "\" (flags are --name=value)"));
   }
   Setup setup;
-  const Problem bad = CheckFlags(&setup.flags);
-  if (!bad.empty()) return Fail(kUsageError, bad);
+  const Status bad = CheckFlags(&setup.flags);
+  if (!bad.ok()) return Fail(kUsageError, bad);
   Report report;
-  std::string err = Prepare(&setup, &report);
+  Status err = Prepare(&setup, &report);
   if (setup.plan.empty()) return Fail(kUsageError, err);
-  if (!err.empty()) return Fail(kRunError, err);
+  if (!err.ok()) return Fail(kRunError, err);
   DescribeSetup(setup, command, &report);
 
   const char* term = std::getenv("TERM");
@@ -808,12 +813,12 @@ int Run(int argc, char** argv, const std::string& command) {
   PolicyRunner runner(setup, keys, &progress, &report);
   for (size_t i = 0; i < setup.plan.size(); i++) {
     err = runner.Run(static_cast<int>(i + 1), setup.plan[i]);
-    if (!err.empty()) return Fail(kRunError, err);
+    if (!err.ok()) return Fail(kRunError, err);
   }
   AccountFilterMemory(setup.flags, &report);
   CrossCheck(&report);
   err = WriteResults(report, setup.flags, &progress);
-  return err.empty() ? 0 : Fail(kRunError, err);
+  return err.ok() ? 0 : Fail(kRunError, err);
 }
 
 }  // namespace
