@@ -73,6 +73,9 @@ struct KindPlan {
   uint8_t first_param = 0;
 };
 
+// Bytes of the filter `plan` describes for `spec`: payload and trailer.
+uint64_t PlannedFilterBytes(const KindPlan& plan, const FilterSpec& spec);
+
 // Appends a zero-key filter ("never matches") with spec's hashing fields
 // (SetTrailerHashing).
 void AppendEmptyFilter(const FilterSpec& spec, std::string* dst);
