@@ -267,27 +267,82 @@ uint32_t LowBits(uint32_t cols) {
   return cols >= 32 ? ~uint32_t{0} : (uint32_t{1} << cols) - 1;
 }
 
+// The dense system of at most 64 slots, on the stack: LevelDB builds one
+// per ~36 keys, so its setup and memory traffic are most of the cost.
+// Rows are absolute (bit t = slot t); the pivot row of slot p has p as its
+// lowest bit.
+class DenseSystem {
+ public:
+  // Adds row `c` = `fp`. False if it contradicts the rows already added.
+  bool Add(uint64_t c, uint32_t fp) {
+    while (c != 0) {
+      const int p = __builtin_ctzll(c);
+      if (((used_ >> p) & 1) == 0) {
+        used_ |= uint64_t{1} << p;
+        coeff_[p] = c;
+        rhs_[p] = fp;
+        return true;
+      }
+      c ^= coeff_[p];
+      fp ^= rhs_[p];
+    }
+    return fp == 0;  // a repeated row (a repeated key) is no contradiction
+  }
+  // The solution by back-substitution from the last pivot down, all
+  // columns at once: bit j of x[t] is column j at slot t (free slots 0).
+  // Then transposed into the r columns of m bits, bit t = slot t.
+  void Solve(uint32_t r, uint64_t* columns) const {
+    uint32_t x[kRibbonMaxDenseSlots] = {};
+    for (uint64_t u = used_; u != 0;) {
+      const int p = 63 - __builtin_clzll(u);
+      u ^= uint64_t{1} << p;
+      uint32_t v = rhs_[p];
+      for (uint64_t c = coeff_[p] & (coeff_[p] - 1); c != 0; c &= c - 1) {
+        v ^= x[__builtin_ctzll(c)];  // slots after p: solved, or free
+      }
+      x[p] = v;
+    }
+    for (uint32_t j = 0; j < r; j++) columns[j] = 0;
+    for (uint64_t u = used_; u != 0; u &= u - 1) {
+      const int t = __builtin_ctzll(u);
+      for (uint32_t v = x[t]; v != 0; v &= v - 1) {
+        columns[__builtin_ctz(v)] |= uint64_t{1} << t;
+      }
+    }
+  }
+
+ private:
+  uint64_t used_ = 0;  // bit p: slot p has a pivot row
+  uint64_t coeff_[kRibbonMaxDenseSlots];
+  uint32_t rhs_[kRibbonMaxDenseSlots];
+};
+
+// ORs the low `bits` (<= 64) bits of v into out at bit `pos` (LSB first).
+void OrBits(uint64_t v, uint64_t pos, uint32_t bits, uint8_t* out) {
+  const unsigned shift = static_cast<unsigned>(pos % 8);
+  const uint64_t lo = v << shift;
+  const uint64_t hi = shift == 0 ? 0 : v >> (64 - shift);  // bits 64..71
+  uint8_t* p = out + pos / 8;
+  for (uint32_t i = 0; 8 * i < bits + shift; i++) {
+    p[i] |= static_cast<uint8_t>(i < 8 ? lo >> (8 * i) : hi);
+  }
+}
+
+// Solves the dense system of `hashes` under `salt` and ORs its r columns
+// of m bits into the zeroed out[0, ceil(m r / 8)). False if unsolvable
+// (out untouched).
 bool BuildDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
-                RibbonSystem* sys, uint8_t* out) {
-  sys->Reset(m);
+                uint8_t* out) {
+  DenseSystem sys;
   const uint64_t mask = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
   for (uint64_t h : hashes) {
     const RibbonKey key = RibbonHash(h, salt);
-    if (!sys->Add(0, key.row & mask, key.fp & LowBits(r))) return false;
+    if (!sys.Add(key.row & mask, key.fp & LowBits(r))) return false;
   }
+  uint64_t columns[kRibbonMaxColumns];
+  sys.Solve(r, columns);
   for (uint32_t j = 0; j < r; j++) {
-    uint64_t w = 0;
-    for (uint32_t i = m; i-- > 0;) {
-      w <<= 1;
-      if (!sys->Free(i)) w |= sys->Solve(i, w, j);
-    }
-    // Column j at payload bits [j m, j m + m).
-    for (uint32_t t = 0; t < m; t++) {
-      if ((w >> t) & 1) {
-        const uint64_t bit = uint64_t{j} * m + t;
-        out[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
-      }
-    }
+    OrBits(columns[j], uint64_t{j} * m, m, out);  // bits [j m, j m + m)
   }
   return true;
 }
@@ -403,6 +458,87 @@ Trailer RibbonTrailer(const FilterSpec& spec, uint64_t payload, bool dense,
   return t;
 }
 
+// Appends the dense filter `rp` plans, trying up to `salts` salts in
+// order. False, dst unchanged, if no system was solvable.
+bool AppendDense(const FilterSpec& spec, const RibbonPlan& rp,
+                 const HashList& hashes, int salts, RibbonBuildStats* stats,
+                 std::string* dst) {
+  const size_t start = dst->size();
+  const uint64_t payload = rp.plan.payload_bytes;
+  const uint32_t m = static_cast<uint32_t>(rp.slots);
+  const size_t header = rp.compact ? 1 : 0;
+  // Zeroed once: BuildDense writes the columns only when it succeeds.
+  dst->resize(start + payload);
+  for (int s = 0; s < salts; s++) {
+    const uint32_t salt = static_cast<uint32_t>(s);
+    stats->attempts++;
+    uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+    if (!BuildDense(hashes, m, rp.r, salt, out + header)) continue;
+    stats->kind = FilterKind::kRibbon;
+    stats->slots = rp.slots;
+    stats->columns = rp.r;
+    if (!rp.compact) {
+      AppendTrailer(RibbonTrailer(spec, payload, true, salt, m, rp.r), dst);
+      return true;
+    }
+    // Header byte: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0.
+    out[0] = static_cast<uint8_t>(salt | (((rp.r - 1) >> 4) << 6));
+    Trailer t;
+    t.kind = FilterKind::kRibbon;
+    t.payload_size = payload;
+    t.params[0] = rp.plan.first_param;
+    t.params_size = 1;
+    AppendTrailer(t, dst);
+    return true;
+  }
+  dst->resize(start);
+  return false;
+}
+
+// Appends the banded filter `rp` plans, trying salts_per_size salts at
+// each size, then ~3% more blocks (the same words: fewer columns) up to
+// `growths` times. False, dst unchanged, if no system was solvable.
+bool AppendBanded(const FilterSpec& spec, const RibbonPlan& rp,
+                  HashList* hashes, const RibbonBuildOptions& options,
+                  RibbonScratch* scratch, RibbonBuildStats* stats,
+                  std::string* dst) {
+  const size_t start = dst->size();
+  const int salts = std::clamp(options.salts_per_size, 0, 256);
+  const int growths = std::clamp(options.growths, 0, 8);
+  RibbonScratch local_scratch;
+  RibbonSystem sys(scratch != nullptr ? scratch : &local_scratch);
+  const uint64_t base = rp.slots / kRibbonBlockSlots;
+  for (int growth = 0; growth <= growths; growth++) {
+    RibbonBanded g;
+    g.num_blocks = base + growth * std::max<uint64_t>(1, base / 32);
+    uint64_t words = rp.plan.payload_bytes / 8;
+    g.r = static_cast<uint32_t>(
+        std::min<uint64_t>(words / g.num_blocks, kRibbonMaxColumns));
+    if (g.r == 0 || g.num_blocks >= (uint64_t{1} << 32)) break;
+    g.k = g.r == kRibbonMaxColumns ? 0 : words % g.num_blocks;
+    words = g.num_blocks * g.r + g.k;
+    for (int s = 0; s < salts; s++) {
+      g.salt = static_cast<uint32_t>((growth * salts + s) & 255);
+      stats->attempts++;
+      const Trailer t =
+          RibbonTrailer(spec, 8 * words, false, g.salt, g.num_blocks, 0);
+      dst->resize(start);
+      // One allocation: appending the trailer must not copy the payload.
+      dst->reserve(start + 8 * words + TrailerSize(t));
+      dst->resize(start + 8 * words);
+      uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+      if (!BuildBanded(hashes, g, &sys, out)) continue;
+      AppendTrailer(t, dst);
+      stats->kind = FilterKind::kRibbon;
+      stats->slots = g.num_blocks * kRibbonBlockSlots;
+      stats->columns = g.r;
+      return true;
+    }
+  }
+  dst->resize(start);
+  return false;
+}
+
 }  // namespace
 
 void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
@@ -420,7 +556,6 @@ void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
     AppendEmptyFilter(spec, dst);
     return;
   }
-  const size_t start = dst->size();
   if (plan.params.kind != FilterKind::kRibbon) {
     // The plan writes Bloom: more accurate for a few hundred keys, or no
     // column fits.
@@ -428,79 +563,15 @@ void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
     stats->kind = plan.params.kind;
     return;
   }
-  const uint64_t budget_words = plan.payload_bytes / 8;  // banded
-  const int salts = rp.dense
-                        ? std::clamp(options.dense_salts, 0,
-                                     rp.compact ? kRibbonCompactSalts : 256)
-                        : std::clamp(options.salts_per_size, 0, 256);
-  const int growths = rp.dense ? 0 : std::clamp(options.growths, 0, 8);
-  RibbonScratch local_scratch;
-  RibbonSystem sys(scratch != nullptr ? scratch : &local_scratch);
-  for (int growth = 0; growth <= growths; growth++) {
-    for (int s = 0; s < salts; s++) {
-      const uint32_t salt = static_cast<uint32_t>((growth * salts + s) & 255);
-      stats->attempts++;
-      if (rp.dense) {
-        // Dense: more slots would cost bits; only salts are tried.
-        dst->resize(start);
-        dst->resize(start + plan.payload_bytes);
-        uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-        if (rp.compact) {
-          // Header byte: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0.
-          *out++ = static_cast<uint8_t>(salt | (((rp.r - 1) >> 4) << 6));
-        }
-        if (!BuildDense(hashes, static_cast<uint32_t>(rp.slots), rp.r, salt,
-                        &sys, out)) {
-          continue;
-        }
-        stats->kind = FilterKind::kRibbon;
-        stats->slots = rp.slots;
-        stats->columns = rp.r;
-        if (rp.compact) {
-          Trailer t;
-          t.kind = FilterKind::kRibbon;
-          t.payload_size = plan.payload_bytes;
-          t.params[0] = plan.first_param;
-          t.params_size = 1;
-          AppendTrailer(t, dst);
-          return;
-        }
-        AppendTrailer(
-            RibbonTrailer(spec, plan.payload_bytes, true, salt, rp.slots, rp.r),
-            dst);
-        stats->kind = FilterKind::kRibbon;
-        stats->slots = rp.slots;
-        stats->columns = rp.r;
-        return;
-      }
-      // Banded: each growth adds ~3% blocks; the words stay the same.
-      const uint64_t base = rp.slots / kRibbonBlockSlots;
-      RibbonBanded g;
-      g.num_blocks = base + growth * std::max<uint64_t>(1, base / 32);
-      uint64_t words = budget_words;
-      g.r = static_cast<uint32_t>(
-          std::min<uint64_t>(words / g.num_blocks, kRibbonMaxColumns));
-      if (g.r == 0 || g.num_blocks >= (uint64_t{1} << 32)) break;
-      g.k = g.r == kRibbonMaxColumns ? 0 : words % g.num_blocks;
-      words = g.num_blocks * g.r + g.k;
-      g.salt = salt;
-      const Trailer t =
-          RibbonTrailer(spec, 8 * words, false, salt, g.num_blocks, 0);
-      dst->resize(start);
-      // One allocation: appending the trailer must not copy the payload.
-      dst->reserve(start + 8 * words + TrailerSize(t));
-      dst->resize(start + 8 * words);
-      uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-      if (!BuildBanded(hash_list, g, &sys, out)) continue;
-      AppendTrailer(t, dst);
-      stats->kind = FilterKind::kRibbon;
-      stats->slots = g.num_blocks * kRibbonBlockSlots;
-      stats->columns = g.r;
-      return;
-    }
+  // Dense: more slots would cost bits; only salts are tried.
+  const int dense_salts = std::clamp(options.dense_salts, 0,
+                                     rp.compact ? kRibbonCompactSalts : 256);
+  if (rp.dense
+          ? AppendDense(spec, rp, hashes, dense_salts, stats, dst)
+          : AppendBanded(spec, rp, hash_list, options, scratch, stats, dst)) {
+    return;
   }
   // No system was solvable: a Bloom filter of no more payload bytes.
-  dst->resize(start);
   const FilterSpec bloom = BloomSpecWithin(plan.payload_bytes, n, spec);
   stats->kind = PlanBloomFamily(bloom, n, false).params.kind;
   AppendBloomFamilyFilter(bloom, hashes, dst);
