@@ -73,7 +73,9 @@ struct KindPlan {
   uint8_t first_param = 0;
 };
 
-// Bytes of the filter `plan` describes for `spec`: payload and trailer.
+// Bytes of the filter `plan` describes for a filter built from `spec`:
+// its payload and the trailer AppendTrailer writes for it. The one place a
+// plan's total size is computed.
 uint64_t PlannedFilterBytes(const KindPlan& plan, const FilterSpec& spec);
 
 // Appends a zero-key filter ("never matches") with spec's hashing fields
