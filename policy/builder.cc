@@ -60,10 +60,19 @@ void FilterBuilder::NextSeed() {
 size_t FilterBuilder::MaxEntriesForSize(size_t bytes) const {
   if (FilterSize(1) > bytes) return 0;
   // FilterSize is non-decreasing in n: binary search for the last n that
-  // fits. Every kind needs at least one bit per key, so 8 * bytes bounds it.
+  // fits. About one bit per key is the least any kind spends (a blocked
+  // Bloom filter rounded down to whole blocks spends a little less), so
+  // the search starts from 8 * bytes and doubles past it if need be;
+  // FilterSize is SIZE_MAX past kMaxPlanKeys.
   size_t lo = 1, hi = bytes > std::numeric_limits<size_t>::max() / 8
                           ? std::numeric_limits<size_t>::max()
                           : bytes * 8 + 1;
+  while (hi < std::numeric_limits<size_t>::max() && FilterSize(hi) <= bytes) {
+    lo = hi;
+    hi = hi > std::numeric_limits<size_t>::max() / 2
+             ? std::numeric_limits<size_t>::max()
+             : 2 * hi;
+  }
   while (hi - lo > 1) {
     const size_t mid = lo + (hi - lo) / 2;
     if (FilterSize(mid) <= bytes) {

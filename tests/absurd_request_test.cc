@@ -85,7 +85,8 @@ class LargestAllocation {
 TEST(AbsurdRequestTest, BillionBitsPerKeyIsRejected) {
   for (const char* text :
        {"bloom:1000000000", "blocked_bloom:1000000000", "cuckoo:1000000000",
-        "sstfilter.bloom:1000000000.5", "bloom:65", "cuckoo:35"}) {
+        "ribbon:1000000000", "sstfilter.bloom:1000000000.5", "bloom:65",
+        "cuckoo:35", "ribbon:33", "ribbon:1"}) {
     LargestAllocation a;
     FilterSpec spec;
     const Status s = ParseFilterSpec(text, &spec);
@@ -96,8 +97,8 @@ TEST(AbsurdRequestTest, BillionBitsPerKeyIsRejected) {
     EXPECT_LT(a.bytes(), kSmall) << text;
   }
   // The same spec built by hand, past the parser.
-  for (FilterKind kind :
-       {FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo}) {
+  for (FilterKind kind : {FilterKind::kBloom, FilterKind::kBlockedBloom,
+                          FilterKind::kCuckoo, FilterKind::kRibbon}) {
     const FilterSpec spec{kind, 1e9, 0};
     std::unique_ptr<FilterBuilder> b;
     EXPECT_FALSE(NewFilterBuilder(spec, &b).ok());
@@ -117,7 +118,8 @@ TEST(AbsurdRequestTest, BillionBitsPerKeyIsRejected) {
 
 TEST(AbsurdRequestTest, SizesBeyondMemoryAreReportedNotWrapped) {
   // The largest bits per key each kind accepts (MaxBitsPerKey).
-  for (const char* text : {"bloom:64", "blocked_bloom:64", "cuckoo:32"}) {
+  for (const char* text :
+       {"bloom:64", "blocked_bloom:64", "cuckoo:32", "ribbon:32"}) {
     SCOPED_TRACE(text);
     const FilterSpec spec = [&] {
       FilterSpec s;
@@ -217,13 +219,19 @@ TEST(AbsurdRequestTest, BytesClaimingAHugeFilterMayMatchAndLoadNothing) {
   struct Case {
     FilterKind kind;
     std::initializer_list<uint8_t> params;
+    bool honest_reads;  // a 4096-byte payload with these params is valid
   };
   const Case cases[] = {
-      {FilterKind::kBloom, {7}},
-      {FilterKind::kBlockedBloom, {7}},
-      {FilterKind::kCuckoo, {12, 0}},
-      {FilterKind::kCountingBloom, {7}},
-      {FilterKind::kDynamicCuckoo, {12, 0}},
+      {FilterKind::kBloom, {7}, true},
+      {FilterKind::kBlockedBloom, {7}, true},
+      {FilterKind::kCuckoo, {12, 0}, false},
+      {FilterKind::kCountingBloom, {7}, true},
+      {FilterKind::kDynamicCuckoo, {12, 0}, false},
+      // Ribbon, banded: 16 blocks (4096 bytes: 32 columns each), and the
+      // most blocks a trailer names; dense: 64 slots of 32 columns.
+      {FilterKind::kRibbon, {1, 0, 16, 0, 0, 0}, true},
+      {FilterKind::kRibbon, {1, 0, 0xff, 0xff, 0xff, 0xff}, false},
+      {FilterKind::kRibbon, {0, 0, 64, 32, 0, 0}, false},
   };
   for (const Case& c : cases) {
     for (uint64_t claimed : {uint64_t{1} << 40, uint64_t{1} << 60, ~uint64_t{0},
@@ -252,8 +260,9 @@ TEST(AbsurdRequestTest, BytesClaimingAHugeFilterMayMatchAndLoadNothing) {
       EXPECT_LT(a.bytes(), kSmall);
     }
     // The honest claim is read (4096 bytes is no whole cuckoo table of
-    // 12-bit buckets): the cases above fail for their claim alone.
-    if (c.params.size() == 1) {
+    // 12-bit buckets, nor 2^32 - 1 ribbon blocks, nor a dense ribbon
+    // filter): the cases above fail for their claim alone.
+    if (c.honest_reads) {
       EXPECT_TRUE(
           FilterReader::Open(Claiming(c.kind, 4096, 4096, c.params)).valid())
           << FilterKindName(c.kind);

@@ -151,7 +151,8 @@ TEST(ParamsTest, SmallBlockedSpecsWriteStandardBloom) {
 // ---- PlanLevelBits ----------------------------------------------------------
 
 constexpr FilterKind kStaticKinds[] = {
-    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo};
+    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
+    FilterKind::kRibbon};
 
 TEST(LevelPlanTest, FewerFalsePositivesThanUniformAtEqualMemory) {
   const std::vector<uint64_t> tree = {250000,  250000,   250000,   250000,

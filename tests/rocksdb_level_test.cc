@@ -650,7 +650,8 @@ TEST(RocksDBLevelListenerTest, RejectsPoliciesNotOurs) {
 INSTANTIATE_TEST_SUITE_P(StaticKinds, RocksDBByLevelTest,
                          ::testing::Values("blocked_bloom:10:by_level",
                                            "bloom:8:by_level",
-                                           "cuckoo:12:by_level"),
+                                           "cuckoo:12:by_level",
+                                           "ribbon:10:by_level"),
                          [](const auto& info) {
                            std::string n = info.param;
                            n = n.substr(0, n.find(':'));

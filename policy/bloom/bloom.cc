@@ -85,6 +85,23 @@ FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, const FilterSpec& spec) {
                            spec);
 }
 
+FilterSpec BloomSpecOfTotal(uint64_t total, uint64_t n,
+                            const FilterSpec& spec) {
+  // The trailer takes at least kCompactTrailerSize bytes, and a payload
+  // one byte smaller never makes the filter larger: the first payload from
+  // the top that fits is the largest.
+  uint64_t bytes =
+      total > kCompactTrailerSize ? total - kCompactTrailerSize : 1;
+  for (; bytes > 1; bytes--) {
+    const FilterSpec s = BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec);
+    const KindPlan plan = PlanBloomFamily(s, n, /*with_fpr=*/false);
+    if (plan.payload_bytes == bytes && PlannedFilterBytes(plan, s) <= total) {
+      return s;
+    }
+  }
+  return BloomSpecForBytes(FilterKind::kBloom, 1, n, spec);
+}
+
 namespace {
 
 // Each insertion writes to random places; in a filter larger than the

@@ -46,6 +46,14 @@ FilterSpec BloomSpecForBytes(FilterKind kind, uint64_t bytes, uint64_t n,
 // standard Bloom below.
 FilterSpec BloomSpecWithin(uint64_t bytes, uint64_t n, const FilterSpec& spec);
 
+// The standard Bloom spec, hashed as `spec`, whose filter for n > 0 keys
+// takes the most bytes, trailer included, that are at most `total` (at
+// least one payload byte): exactly `total` unless the trailer's size steps
+// over it. Kinds that write a Bloom filter in place of their own give it
+// their own filter's size this way, so that FilterSize stays
+// non-decreasing in n.
+FilterSpec BloomSpecOfTotal(uint64_t total, uint64_t n, const FilterSpec& spec);
+
 // Appends a Bloom-family filter (kind per PlanBloomFamily) for `hashes`.
 void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
                              std::string* dst);

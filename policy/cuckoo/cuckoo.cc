@@ -58,11 +58,9 @@ void AppendCuckooTrailer(uint64_t payload, const FilterSpec& spec, int f,
   AppendTrailer(t, dst);
 }
 
-}  // namespace
-
-KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
+// The cuckoo table for n > 0 keys.
+KindPlan PlanCuckooTable(const FilterSpec& spec, uint64_t n) {
   KindPlan plan = StartPlan(spec, n);
-  if (n == 0) return plan;
   FilterParams& p = plan.params;
   const int f = CuckooFingerprintBits(spec.bits_per_key);
   const uint64_t buckets = CuckooBucketsFor(n);
@@ -74,17 +72,26 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   plan.payload_bytes = CuckooPayloadBytes(buckets, f);
   plan.kind_params_size = 2;  // f, salt
   plan.first_param = static_cast<uint8_t>(f);
+  return plan;
+}
+
+// PlanCuckoo without the padding that keeps FilterSize non-decreasing.
+KindPlan PlanCuckooAlone(const FilterSpec& spec, uint64_t n) {
+  const KindPlan plan = PlanCuckooTable(spec, n);
+  const FilterParams& p = plan.params;
   if (plan.payload_bytes >= kMinBlockedPayload) return plan;
 
   // Small filters: bucket rounding and the trailer weigh more, and a
   // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
-  // Bloom sizes from just under the optimum up to the cuckoo's own size.
-  const size_t cuckoo_total = PlannedFilterBytes(plan, spec);
+  // Bloom sizes from just under the optimum up to the cuckoo's own total
+  // size. (Up to the total, not the payload: a Bloom filter whose smaller
+  // trailer leaves it more payload must be found too, or FilterSize would
+  // drop from a cuckoo filter at n - 1 keys to a smaller Bloom filter at n.)
+  const uint64_t cuckoo_total = PlannedFilterBytes(plan, spec);
   const double optimum = n * StandardBloomOptimumBits(p.expected_fpr) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   // A Bloom payload of `bytes` takes at least bytes + kCompactTrailerSize.
-  for (; bytes <= plan.payload_bytes + 1; bytes++) {
-    if (bytes + kCompactTrailerSize > cuckoo_total) break;
+  for (; bytes + kCompactTrailerSize <= cuckoo_total; bytes++) {
     // (The standard Bloom formula is cheap, unlike the blocked one.)
     KindPlan bloom = PlanBloomFamily(
         BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec), n,
@@ -97,6 +104,53 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
     }
   }
   return plan;
+}
+
+// A Bloom filter written for a cuckoo spec is the smallest that reaches
+// the cuckoo filter's FPR, which rises with n between bucket counts, and
+// its trailer is 4 bytes larger from k = 16 probes on (no compact form):
+// so it can be smaller than the filter for a key fewer. It is then padded
+// to that size (the smallest Bloom filter of at least that many bytes, or
+// the cuckoo table), filter sizes being followed from kCuckooSizeWindow
+// keys back (measured: every such drop recovers within 3 keys;
+// tests/filter_size_test.cc checks every n up to 10^5 on a fine grid of
+// bits per key).
+constexpr uint64_t kCuckooSizeWindow = 8;
+
+// `plan` for n keys, or if it is a Bloom filter of fewer than `floor`
+// bytes, the smallest filter of at least `floor` bytes.
+KindPlan AtLeast(const KindPlan& plan, uint64_t floor, const FilterSpec& spec,
+                 uint64_t n) {
+  if (plan.params.kind != FilterKind::kBloom ||
+      PlannedFilterBytes(plan, spec) >= floor) {
+    return plan;
+  }
+  const KindPlan table = PlanCuckooTable(spec, n);
+  for (uint64_t total = floor; total < PlannedFilterBytes(table, spec);
+       total++) {
+    const FilterSpec bloom = BloomSpecOfTotal(total, n, spec);
+    KindPlan padded = PlanBloomFamily(bloom, n, /*with_fpr=*/true);
+    if (PlannedFilterBytes(padded, bloom) == total) {
+      padded.params.bits_per_key = spec.bits_per_key;
+      return padded;
+    }
+  }
+  return table;  // at least as large as any filter for fewer keys
+}
+
+}  // namespace
+
+KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
+  if (n == 0) return StartPlan(spec, n);
+  KindPlan plan = PlanCuckooAlone(spec, n);
+  if (plan.params.kind != FilterKind::kBloom) return plan;
+  uint64_t floor = 0;
+  for (uint64_t m = n > kCuckooSizeWindow ? n - kCuckooSizeWindow : 1; m < n;
+       m++) {
+    floor = PlannedFilterBytes(
+        AtLeast(PlanCuckooAlone(spec, m), floor, spec, m), spec);
+  }
+  return AtLeast(plan, floor, spec, n);
 }
 
 void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,

@@ -65,6 +65,107 @@ double RibbonOverhead(uint64_t n) {
   return 0.13;
 }
 
+namespace {
+
+// Bytes of a full ribbon trailer (either form) after `payload` bytes.
+uint64_t RibbonTrailerBytes(const FilterSpec& spec, uint64_t payload) {
+  Trailer t;
+  t.kind = FilterKind::kRibbon;
+  t.payload_size = payload;
+  SetTrailerHashing(spec, &t);
+  t.params_size = kRibbonParamsSize;
+  return TrailerSize(t);
+}
+
+// The compact dense geometry of r columns with `column_bits` bits for
+// them: as many slots as the bits hold, at most 64. Sets *rp if every key
+// has a slot and the payload is `want` bytes (0: any compact size, 16 to
+// 127).
+uint64_t CompactDenseSlots(uint64_t column_bits, uint64_t r) {
+  return r == 0 ? 0 : std::min<uint64_t>(column_bits / r, kRibbonMaxDenseSlots);
+}
+uint64_t CompactDensePayload(uint64_t column_bits, uint64_t r) {
+  return 1 + (CompactDenseSlots(column_bits, r) * r + 7) / 8;
+}
+bool PlanCompactDense(uint64_t column_bits, uint64_t n, uint64_t r,
+                      uint64_t want, RibbonPlan* rp) {
+  if (r == 0 || r > kRibbonMaxColumns) return false;
+  const uint64_t m = CompactDenseSlots(column_bits, r);
+  const uint64_t payload = CompactDensePayload(column_bits, r);
+  if (m < n || payload < kMinCompactPayload || payload > kMaxCompactPayload ||
+      (want != 0 && payload != want)) {
+    return false;
+  }
+  rp->dense = rp->compact = true;
+  rp->r = static_cast<uint32_t>(r);
+  rp->slots = RibbonCompactSlots(payload, rp->r);
+  KindPlan& plan = rp->plan;
+  plan.payload_bytes = payload;
+  plan.kind_params_size = 1;
+  plan.first_param = static_cast<uint8_t>((r - 1) & 15);
+  plan.params.expected_fpr = std::ldexp(1.0, -rp->r);
+  return true;
+}
+
+// The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key).
+void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
+               RibbonPlan* rp) {
+  // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte (salt,
+  // high bit of r - 1) inside the budget, then the columns; the trailer
+  // holds the low 4 bits of r - 1. Chosen whenever the payload fits a
+  // compact trailer.
+  const bool may_compact = MayUseCompactTrailer(spec);
+  const uint64_t column_bits = budget > 8 ? budget - 8 : 0;
+  const uint64_t compact_r =
+      std::min<uint64_t>(column_bits / n, kRibbonMaxColumns);
+  if (may_compact &&
+      PlanCompactDense(column_bits, n, compact_r, /*want=*/0, rp)) {
+    return;
+  }
+  // Dense: r = floor(b) columns, as many slots as the budget buys (spare
+  // slots make the system solvable more often), at most 64, and then as
+  // many as the payload's whole bytes hold: the padding bits become
+  // slots, and m = min(64, floor(8 payload_size / r)) follows from the
+  // payload size and r (a compact trailer need not store it).
+  const uint64_t r = std::min<uint64_t>(budget / n, kRibbonMaxColumns);
+  rp->dense = true;
+  rp->r = static_cast<uint32_t>(r);
+  const uint64_t m = std::min<uint64_t>(budget / r, kRibbonMaxDenseSlots);
+  KindPlan& plan = rp->plan;
+  plan.payload_bytes = (m * r + 7) / 8;
+  rp->slots =
+      std::min<uint64_t>(plan.payload_bytes * 8 / r, kRibbonMaxDenseSlots);
+  plan.params.expected_fpr = std::ldexp(1.0, -rp->r);
+  if (!may_compact ||
+      CompactDensePayload(column_bits, compact_r) > kMinCompactPayload) {
+    return;
+  }
+  // The budget was too small for the compact form. If the
+  // full trailer makes this filter at least as large as a compact one, the
+  // compact filter of the smallest payload (16 bytes or more) that gives
+  // every key a slot takes its place, with the most columns whose slots
+  // fill that payload: otherwise a smaller compact filter at n + 1 keys
+  // would follow this one.
+  const uint64_t total =
+      plan.payload_bytes + RibbonTrailerBytes(spec, plan.payload_bytes);
+  for (uint64_t p = kMinCompactPayload; p + kCompactTrailerSize <= total; p++) {
+    for (uint64_t c = 8 * (p - 1) / n; c >= 1; c--) {
+      if (PlanCompactDense(8 * (p - 1), n, c, p, rp)) return;
+    }
+  }
+}
+
+// The Bloom filter a ribbon spec writes instead, given the bytes of the
+// ribbon filter it replaces (trailer included).
+void PlanBloomInstead(const FilterSpec& spec, uint64_t n, uint64_t total,
+                      RibbonPlan* rp) {
+  rp->bloom = BloomSpecOfTotal(total, n, spec);
+  rp->plan = PlanBloomFamily(rp->bloom, n, /*with_fpr=*/true);
+  rp->plan.params.bits_per_key = spec.bits_per_key;
+}
+
+}  // namespace
+
 RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   RibbonPlan rp;
   rp.plan = StartPlan(spec, n);
@@ -75,82 +176,43 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
-    // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte
-    // (salt, high bit of r - 1) inside the budget, then the columns; the
-    // trailer holds the low 4 bits of r - 1. Chosen whenever the payload
-    // fits a compact trailer.
-    if (MayUseCompactTrailer(spec) && budget > 8) {
-      const uint64_t r =
-          std::min<uint64_t>((budget - 8) / n, kRibbonMaxColumns);
-      const uint64_t m =
-          r == 0 ? 0
-                 : std::min<uint64_t>((budget - 8) / r, kRibbonMaxDenseSlots);
-      const uint64_t payload = 1 + (m * r + 7) / 8;
-      if (r >= 1 && payload >= kMinCompactPayload &&
-          payload <= kMaxCompactPayload) {
-        rp.dense = rp.compact = true;
-        rp.r = static_cast<uint32_t>(r);
-        plan.payload_bytes = payload;
-        plan.kind_params_size = 1;
-        plan.first_param = static_cast<uint8_t>((r - 1) & 15);
-        rp.slots = RibbonCompactSlots(payload, rp.r);
-        p.expected_fpr = std::ldexp(1.0, -rp.r);
-        return rp;
-      }
-    }
-    // Dense: r = floor(b) columns, as many slots as the budget buys (spare
-    // slots make the system solvable more often), at most 64, and then as
-    // many as the payload's whole bytes hold: the padding bits become
-    // slots, and m = min(64, floor(8 payload_size / r)) follows from the
-    // payload size and r (a compact trailer need not store it).
-    const uint64_t r = std::min<uint64_t>(budget / n, kRibbonMaxColumns);
-    if (r >= 1) {
-      rp.dense = true;
-      rp.r = static_cast<uint32_t>(r);
-      const uint64_t m = std::min<uint64_t>(budget / r, kRibbonMaxDenseSlots);
-      plan.payload_bytes = (m * r + 7) / 8;
-      rp.slots =
-          std::min<uint64_t>(plan.payload_bytes * 8 / r, kRibbonMaxDenseSlots);
-      p.expected_fpr = std::ldexp(1.0, -rp.r);
-      return rp;
-    }
-  } else {
-    const uint64_t blocks = RibbonBandedBlocks(n);
-    const uint64_t words = budget / 64;
-    uint64_t r = words / blocks;
-    if (r >= 1 && blocks < (uint64_t{1} << 32)) {
-      uint64_t k = words % blocks;
-      if (r >= kRibbonMaxColumns) {
-        r = kRibbonMaxColumns;
-        k = 0;
-      }
-      rp.slots = blocks * kRibbonBlockSlots;
-      rp.r = static_cast<uint32_t>(r);
-      rp.k = k;
-      plan.payload_bytes = 8 * (blocks * r + k);
-      p.expected_fpr = BandedFpr(blocks, rp.r, k);
-      // Below a few hundred keys the first and last blocks, half loaded,
-      // weigh more than a standard Bloom filter's inaccuracy: write the
-      // Bloom filter when it is more accurate in no more bytes. (Only small
-      // payloads, where that Bloom filter is the standard one and its FPR
-      // formula cheap: FilterSize plans often.)
-      if (plan.payload_bytes >= kMinBlockedPayload) return rp;
-      const KindPlan bloom = PlanBloomFamily(
-          BloomSpecWithin(plan.payload_bytes, n, spec), n, true);
-      if (bloom.params.kind != FilterKind::kBloom ||
-          bloom.params.expected_fpr >= p.expected_fpr) {
-        return rp;
-      }
-      plan = bloom;
-      plan.params.bits_per_key = spec.bits_per_key;
-      return rp;
-    }
+    PlanDense(spec, n, budget, &rp);
+    return rp;
   }
-  // Too few bits for even one column: a Bloom filter of the budget.
-  plan = PlanBloomFamily(
-      BloomSpecWithin(std::max<uint64_t>(1, budget / 8), n, spec), n,
-      /*with_fpr=*/true);
-  plan.params.bits_per_key = spec.bits_per_key;
+  // Banded, and every Bloom filter written in its place, take 8 W payload
+  // bytes and a full ribbon trailer, W = floor(floor(n b) / 64) words:
+  // non-decreasing in n, and never below the dense filter of 64 keys.
+  const uint64_t words = budget / 64;
+  const uint64_t total = 8 * words + RibbonTrailerBytes(spec, 8 * words);
+  const uint64_t blocks = RibbonBandedBlocks(n);
+  uint64_t r = words / blocks;
+  if (r == 0 || blocks >= (uint64_t{1} << 32)) {
+    // Too few bits for even one column, or too many blocks: Bloom.
+    PlanBloomInstead(spec, n, total, &rp);
+    return rp;
+  }
+  uint64_t k = words % blocks;
+  if (r >= kRibbonMaxColumns) {
+    r = kRibbonMaxColumns;
+    k = 0;
+  }
+  rp.slots = blocks * kRibbonBlockSlots;
+  rp.r = static_cast<uint32_t>(r);
+  rp.k = k;
+  plan.payload_bytes = 8 * (blocks * r + k);
+  p.expected_fpr = BandedFpr(blocks, rp.r, k);
+  // Below a few hundred keys the first and last blocks, half loaded, weigh
+  // more than a standard Bloom filter's inaccuracy: write the Bloom filter
+  // of the same bytes when it is more accurate. (Only small payloads, where
+  // the standard Bloom FPR formula is cheap: FilterSize plans often.)
+  if (plan.payload_bytes >= kMinBlockedPayload) return rp;
+  const uint64_t banded_total = PlannedFilterBytes(plan, spec);
+  RibbonPlan bloom;
+  PlanBloomInstead(spec, n, banded_total, &bloom);
+  if (PlannedFilterBytes(bloom.plan, bloom.bloom) == banded_total &&
+      bloom.plan.params.expected_fpr < p.expected_fpr) {
+    return bloom;
+  }
   return rp;
 }
 
@@ -201,27 +263,82 @@ uint32_t LowBits(uint32_t cols) {
   return cols >= 32 ? ~uint32_t{0} : (uint32_t{1} << cols) - 1;
 }
 
+// The dense system of at most 64 slots, on the stack: LevelDB builds one
+// per ~36 keys, so its setup and memory traffic are most of the cost.
+// Rows are absolute (bit t = slot t); the pivot row of slot p has p as its
+// lowest bit.
+class DenseSystem {
+ public:
+  // Adds row `c` = `fp`. False if it contradicts the rows already added.
+  bool Add(uint64_t c, uint32_t fp) {
+    while (c != 0) {
+      const int p = __builtin_ctzll(c);
+      if (((used_ >> p) & 1) == 0) {
+        used_ |= uint64_t{1} << p;
+        coeff_[p] = c;
+        rhs_[p] = fp;
+        return true;
+      }
+      c ^= coeff_[p];
+      fp ^= rhs_[p];
+    }
+    return fp == 0;  // a repeated row (a repeated key) is no contradiction
+  }
+  // The solution by back-substitution from the last pivot down, all
+  // columns at once: bit j of x[t] is column j at slot t (free slots 0).
+  // Then transposed into the r columns of m bits, bit t = slot t.
+  void Solve(uint32_t r, uint64_t* columns) const {
+    uint32_t x[kRibbonMaxDenseSlots] = {};
+    for (uint64_t u = used_; u != 0;) {
+      const int p = 63 - __builtin_clzll(u);
+      u ^= uint64_t{1} << p;
+      uint32_t v = rhs_[p];
+      for (uint64_t c = coeff_[p] & (coeff_[p] - 1); c != 0; c &= c - 1) {
+        v ^= x[__builtin_ctzll(c)];  // slots after p: solved, or free
+      }
+      x[p] = v;
+    }
+    for (uint32_t j = 0; j < r; j++) columns[j] = 0;
+    for (uint64_t u = used_; u != 0; u &= u - 1) {
+      const int t = __builtin_ctzll(u);
+      for (uint32_t v = x[t]; v != 0; v &= v - 1) {
+        columns[__builtin_ctz(v)] |= uint64_t{1} << t;
+      }
+    }
+  }
+
+ private:
+  uint64_t used_ = 0;  // bit p: slot p has a pivot row
+  uint64_t coeff_[kRibbonMaxDenseSlots];
+  uint32_t rhs_[kRibbonMaxDenseSlots];
+};
+
+// ORs the low `bits` (<= 64) bits of v into out at bit `pos` (LSB first).
+void OrBits(uint64_t v, uint64_t pos, uint32_t bits, uint8_t* out) {
+  const unsigned shift = static_cast<unsigned>(pos % 8);
+  const uint64_t lo = v << shift;
+  const uint64_t hi = shift == 0 ? 0 : v >> (64 - shift);  // bits 64..71
+  uint8_t* p = out + pos / 8;
+  for (uint32_t i = 0; 8 * i < bits + shift; i++) {
+    p[i] |= static_cast<uint8_t>(i < 8 ? lo >> (8 * i) : hi);
+  }
+}
+
+// Solves the dense system of `hashes` under `salt` and ORs its r columns
+// of m bits into the zeroed out[0, ceil(m r / 8)). False if unsolvable
+// (out untouched).
 bool BuildDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
-                RibbonSystem* sys, uint8_t* out) {
-  sys->Reset(m);
+                uint8_t* out) {
+  DenseSystem sys;
   const uint64_t mask = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
   for (uint64_t h : hashes) {
     const RibbonKey key = RibbonHash(h, salt);
-    if (!sys->Add(0, key.row & mask, key.fp & LowBits(r))) return false;
+    if (!sys.Add(key.row & mask, key.fp & LowBits(r))) return false;
   }
+  uint64_t columns[kRibbonMaxColumns];
+  sys.Solve(r, columns);
   for (uint32_t j = 0; j < r; j++) {
-    uint64_t w = 0;
-    for (uint32_t i = m; i-- > 0;) {
-      w <<= 1;
-      if (!sys->Free(i)) w |= sys->Solve(i, w, j);
-    }
-    // Column j at payload bits [j m, j m + m).
-    for (uint32_t t = 0; t < m; t++) {
-      if ((w >> t) & 1) {
-        const uint64_t bit = uint64_t{j} * m + t;
-        out[bit / 8] |= static_cast<uint8_t>(1u << (bit % 8));
-      }
-    }
+    OrBits(columns[j], uint64_t{j} * m, m, out);  // bits [j m, j m + m)
   }
   return true;
 }
@@ -337,6 +454,87 @@ Trailer RibbonTrailer(const FilterSpec& spec, uint64_t payload, bool dense,
   return t;
 }
 
+// Appends the dense filter `rp` plans, trying up to `salts` salts in
+// order. False, dst unchanged, if no system was solvable.
+bool AppendDense(const FilterSpec& spec, const RibbonPlan& rp,
+                 const HashList& hashes, int salts, RibbonBuildStats* stats,
+                 std::string* dst) {
+  const size_t start = dst->size();
+  const uint64_t payload = rp.plan.payload_bytes;
+  const uint32_t m = static_cast<uint32_t>(rp.slots);
+  const size_t header = rp.compact ? 1 : 0;
+  // Zeroed once: BuildDense writes the columns only when it succeeds.
+  dst->resize(start + payload);
+  for (int s = 0; s < salts; s++) {
+    const uint32_t salt = static_cast<uint32_t>(s);
+    stats->attempts++;
+    uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+    if (!BuildDense(hashes, m, rp.r, salt, out + header)) continue;
+    stats->kind = FilterKind::kRibbon;
+    stats->slots = rp.slots;
+    stats->columns = rp.r;
+    if (!rp.compact) {
+      AppendTrailer(RibbonTrailer(spec, payload, true, salt, m, rp.r), dst);
+      return true;
+    }
+    // Header byte: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0.
+    out[0] = static_cast<uint8_t>(salt | (((rp.r - 1) >> 4) << 6));
+    Trailer t;
+    t.kind = FilterKind::kRibbon;
+    t.payload_size = payload;
+    t.params[0] = rp.plan.first_param;
+    t.params_size = 1;
+    AppendTrailer(t, dst);
+    return true;
+  }
+  dst->resize(start);
+  return false;
+}
+
+// Appends the banded filter `rp` plans, trying salts_per_size salts at
+// each size, then ~3% more blocks (the same words: fewer columns) up to
+// `growths` times. False, dst unchanged, if no system was solvable.
+bool AppendBanded(const FilterSpec& spec, const RibbonPlan& rp,
+                  HashList* hashes, const RibbonBuildOptions& options,
+                  RibbonScratch* scratch, RibbonBuildStats* stats,
+                  std::string* dst) {
+  const size_t start = dst->size();
+  const int salts = std::clamp(options.salts_per_size, 0, 256);
+  const int growths = std::clamp(options.growths, 0, 8);
+  RibbonScratch local_scratch;
+  RibbonSystem sys(scratch != nullptr ? scratch : &local_scratch);
+  const uint64_t base = rp.slots / kRibbonBlockSlots;
+  for (int growth = 0; growth <= growths; growth++) {
+    RibbonBanded g;
+    g.num_blocks = base + growth * std::max<uint64_t>(1, base / 32);
+    uint64_t words = rp.plan.payload_bytes / 8;
+    g.r = static_cast<uint32_t>(
+        std::min<uint64_t>(words / g.num_blocks, kRibbonMaxColumns));
+    if (g.r == 0 || g.num_blocks >= (uint64_t{1} << 32)) break;
+    g.k = g.r == kRibbonMaxColumns ? 0 : words % g.num_blocks;
+    words = g.num_blocks * g.r + g.k;
+    for (int s = 0; s < salts; s++) {
+      g.salt = static_cast<uint32_t>((growth * salts + s) & 255);
+      stats->attempts++;
+      const Trailer t =
+          RibbonTrailer(spec, 8 * words, false, g.salt, g.num_blocks, 0);
+      dst->resize(start);
+      // One allocation: appending the trailer must not copy the payload.
+      dst->reserve(start + 8 * words + TrailerSize(t));
+      dst->resize(start + 8 * words);
+      uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+      if (!BuildBanded(hashes, g, &sys, out)) continue;
+      AppendTrailer(t, dst);
+      stats->kind = FilterKind::kRibbon;
+      stats->slots = g.num_blocks * kRibbonBlockSlots;
+      stats->columns = g.r;
+      return true;
+    }
+  }
+  dst->resize(start);
+  return false;
+}
+
 }  // namespace
 
 void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
@@ -354,93 +552,23 @@ void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
     AppendEmptyFilter(spec, dst);
     return;
   }
-  const size_t start = dst->size();
-  if (plan.params.kind == FilterKind::kBloom && !rp.dense && rp.r > 0) {
-    AppendBloomFamilyFilter(BloomSpecWithin(plan.payload_bytes, n, spec),
-                            hashes, dst);
-    stats->kind = FilterKind::kBloom;
+  if (plan.params.kind != FilterKind::kRibbon) {
+    // The plan writes Bloom: more accurate for a few hundred keys, or no
+    // column fits.
+    AppendBloomFamilyFilter(rp.bloom, hashes, dst);
+    stats->kind = plan.params.kind;
     return;
   }
-  if (plan.params.kind == FilterKind::kRibbon) {
-    const uint64_t budget_words = plan.payload_bytes / 8;  // banded
-    const int salts = rp.dense
-                          ? std::clamp(options.dense_salts, 0,
-                                       rp.compact ? kRibbonCompactSalts : 256)
-                          : std::clamp(options.salts_per_size, 0, 256);
-    const int growths = rp.dense ? 0 : std::clamp(options.growths, 0, 8);
-    RibbonScratch local_scratch;
-    RibbonSystem sys(scratch != nullptr ? scratch : &local_scratch);
-    for (int growth = 0; growth <= growths; growth++) {
-      for (int s = 0; s < salts; s++) {
-        const uint32_t salt = static_cast<uint32_t>((growth * salts + s) & 255);
-        stats->attempts++;
-        if (rp.dense) {
-          // Dense: more slots would cost bits; only salts are tried.
-          dst->resize(start);
-          dst->resize(start + plan.payload_bytes);
-          uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-          if (rp.compact) {
-            // Header byte: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0.
-            *out++ = static_cast<uint8_t>(salt | (((rp.r - 1) >> 4) << 6));
-          }
-          if (!BuildDense(hashes, static_cast<uint32_t>(rp.slots), rp.r, salt,
-                          &sys, out)) {
-            continue;
-          }
-          stats->kind = FilterKind::kRibbon;
-          stats->slots = rp.slots;
-          stats->columns = rp.r;
-          if (rp.compact) {
-            Trailer t;
-            t.kind = FilterKind::kRibbon;
-            t.payload_size = plan.payload_bytes;
-            t.params[0] = plan.first_param;
-            t.params_size = 1;
-            AppendTrailer(t, dst);
-            return;
-          }
-          AppendTrailer(RibbonTrailer(spec, plan.payload_bytes, true, salt,
-                                      rp.slots, rp.r),
-                        dst);
-          stats->kind = FilterKind::kRibbon;
-          stats->slots = rp.slots;
-          stats->columns = rp.r;
-          return;
-        }
-        // Banded: each growth adds ~3% blocks; the words stay the same.
-        const uint64_t base = rp.slots / kRibbonBlockSlots;
-        RibbonBanded g;
-        g.num_blocks = base + growth * std::max<uint64_t>(1, base / 32);
-        uint64_t words = budget_words;
-        g.r = static_cast<uint32_t>(
-            std::min<uint64_t>(words / g.num_blocks, kRibbonMaxColumns));
-        if (g.r == 0 || g.num_blocks >= (uint64_t{1} << 32)) break;
-        g.k = g.r == kRibbonMaxColumns ? 0 : words % g.num_blocks;
-        words = g.num_blocks * g.r + g.k;
-        g.salt = salt;
-        const Trailer t =
-            RibbonTrailer(spec, 8 * words, false, salt, g.num_blocks, 0);
-        dst->resize(start);
-        // One allocation: appending the trailer must not copy the payload.
-        dst->reserve(start + 8 * words + TrailerSize(t));
-        dst->resize(start + 8 * words);
-        uint8_t* out = reinterpret_cast<uint8_t*>(&(*dst)[start]);
-        if (!BuildBanded(hash_list, g, &sys, out)) continue;
-        AppendTrailer(t, dst);
-        stats->kind = FilterKind::kRibbon;
-        stats->slots = g.num_blocks * kRibbonBlockSlots;
-        stats->columns = g.r;
-        return;
-      }
-    }
+  // Dense: more slots would cost bits; only salts are tried.
+  const int dense_salts = std::clamp(options.dense_salts, 0,
+                                     rp.compact ? kRibbonCompactSalts : 256);
+  if (rp.dense
+          ? AppendDense(spec, rp, hashes, dense_salts, stats, dst)
+          : AppendBanded(spec, rp, hash_list, options, scratch, stats, dst)) {
+    return;
   }
-  // No column fits, or no system was solvable: a Bloom filter of no more
-  // bytes than planned.
-  dst->resize(start);
-  const uint64_t bytes = plan.params.kind == FilterKind::kRibbon
-                             ? plan.payload_bytes
-                             : std::max<uint64_t>(1, BudgetBits(spec, n) / 8);
-  const FilterSpec bloom = BloomSpecWithin(bytes, n, spec);
+  // No system was solvable: a Bloom filter of no more payload bytes.
+  const FilterSpec bloom = BloomSpecWithin(plan.payload_bytes, n, spec);
   stats->kind = PlanBloomFamily(bloom, n, false).params.kind;
   AppendBloomFamilyFilter(bloom, hashes, dst);
 }

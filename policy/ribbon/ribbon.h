@@ -33,10 +33,13 @@ double RibbonOverhead(uint64_t n);
 uint64_t RibbonBandedBlocks(uint64_t n);
 
 // What a ribbon builder writes for n distinct keys: the plan, and for the
-// ribbon form its geometry. A budget too small for one column per key gives
-// a Bloom plan (plan.params.kind says which).
+// ribbon form its geometry. A budget too small for one column per key, too
+// many blocks, or a small banded filter less accurate than a standard
+// Bloom filter of its bytes give a Bloom plan (plan.params.kind says
+// which) of the bytes, trailer included, the banded filter would take.
 struct RibbonPlan {
   KindPlan plan;
+  FilterSpec bloom;  // a Bloom plan: the spec it was planned from
   bool dense = false;
   bool compact = false;  // dense, written with a compact trailer
   uint64_t slots = 0;    // dense: m; banded: 64 num_blocks
