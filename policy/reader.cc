@@ -54,6 +54,16 @@ internal::RibbonBanded Banded(const uint8_t* data, uint64_t blocks, uint32_t r,
   return g;
 }
 
+internal::RibbonSegmented Segmented(const uint8_t* data, uint64_t segments,
+                                    uint32_t r, uint64_t columns) {
+  internal::RibbonSegmented g;
+  g.data = data;
+  g.segments = segments;
+  g.r = r;
+  g.columns = columns;
+  return g;
+}
+
 }  // namespace
 
 // Payload: every bit a probe target.
@@ -102,8 +112,9 @@ bool FilterReader::DecodeCuckoo(const internal::Trailer& t) {
   return true;
 }
 
-// Params: u8 form, u8 salt, then dense (form 0): u8 m, u8 r, 0, 0; banded
-// (form 1): u32le num_blocks. Layout in policy/ribbon_impl.h.
+// Params: u8 form, then dense (form 0): u8 salt, u8 m, u8 r, 0, 0; banded
+// (form 1): u8 salt, u32le num_blocks; segmented (form 2): u8 r, u32le
+// segments. Layouts in policy/ribbon_impl.h.
 bool FilterReader::DecodeRibbon(const internal::Trailer& t) {
   if (t.compact) {
     // Compact dense: header byte (salt bits 0..5, bit 4 of r - 1 in bit 6,
@@ -130,6 +141,32 @@ bool FilterReader::DecodeRibbon(const internal::Trailer& t) {
     }
     mode_ = Mode::kRibbonDense;
     ribbon_ = {m, cols, p[1], 0};
+    return true;
+  }
+  if (p[0] == 2) {
+    // Segmented: 1 <= r <= 32, S >= 1 segments, a directory of S + 1
+    // entries of 8 bytes, then W columns of 16 bytes; entry 0 starts at
+    // column 0, block 0, and entry S ends at column W. Each segment's
+    // entries are checked when a query reads them.
+    const uint32_t cols = p[1];
+    const uint64_t segments = internal::DecodeFixed32(p + 2);
+    const uint64_t dir = internal::kRibbonEntryBytes * (segments + 1);
+    if (cols == 0 || cols > internal::kRibbonMaxColumns || segments == 0 ||
+        t.payload_size < dir ||
+        (t.payload_size - dir) % internal::kRibbonColumnBytes != 0) {
+      return false;
+    }
+    const uint64_t columns =
+        (t.payload_size - dir) / internal::kRibbonColumnBytes;
+    const uint8_t* last = data_ + dir - internal::kRibbonEntryBytes;
+    if (internal::DecodeFixed32(data_) != 0 ||
+        (internal::DecodeFixed32(data_ + 4) >> 8) != 0 ||
+        internal::DecodeFixed32(last) != columns ||
+        (internal::DecodeFixed32(last + 4) & 255) != 0) {
+      return false;
+    }
+    mode_ = Mode::kRibbonSegmented;
+    ribbon_ = {segments, cols, 0, columns};
     return true;
   }
   if (p[0] != 1) return false;
@@ -228,6 +265,9 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
       return Banded(data_, ribbon_.size, ribbon_.columns, ribbon_.salt,
                     ribbon_.wide)
           .MayMatch(hash);
+    case Mode::kRibbonSegmented:
+      return Segmented(data_, ribbon_.size, ribbon_.columns, ribbon_.wide)
+          .MayMatch(hash);
     case Mode::kRibbonDense: {
       internal::RibbonDense g;
       g.data = data_;
@@ -298,6 +338,18 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
     case Mode::kRibbonBanded: {
       const internal::RibbonBanded g = Banded(
           data_, ribbon_.size, ribbon_.columns, ribbon_.salt, ribbon_.wide);
+      InBatches(
+          n,
+          [&](size_t i) {
+            g.Prefetch(hashes[i]);
+            return hashes[i];
+          },
+          [&](size_t i, uint64_t hash) { return store(i, g.MayMatch(hash)); });
+      return;
+    }
+    case Mode::kRibbonSegmented: {
+      const internal::RibbonSegmented g =
+          Segmented(data_, ribbon_.size, ribbon_.columns, ribbon_.wide);
       InBatches(
           n,
           [&](size_t i) {

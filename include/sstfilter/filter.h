@@ -178,6 +178,7 @@ class FilterReader {
     kCountingBloom,
     kRibbonBanded,
     kRibbonDense,
+    kRibbonSegmented,
   };
   // The parameters of each kind, decoded by Open from the trailer
   // (docs/FORMAT.md); mode_ says which one is set.
@@ -199,10 +200,12 @@ class FilterReader {
     uint32_t salt;
   };
   struct Ribbon {
-    uint64_t size;     // banded: blocks of 64 slots; dense: slots
-    uint32_t columns;  // banded: r, of the narrow blocks
+    uint64_t size;     // banded: blocks of 64 slots; dense: slots;
+                       // segmented: segments
+    uint32_t columns;  // banded, segmented: r, of the narrow blocks
     uint32_t salt;
-    uint64_t wide;  // banded: blocks with r + 1 columns, the last ones
+    uint64_t wide;  // banded: blocks with r + 1 columns, the last ones;
+                    // segmented: columns of 16 bytes, W
   };
 
   // Open's decoding of one kind's trailer (policy/reader.cc): false unless
