@@ -78,6 +78,24 @@ inline RibbonKey RibbonHash(uint64_t h, uint32_t salt) {
 
 inline bool Parity64(uint64_t x) { return (__builtin_popcountll(x) & 1) != 0; }
 
+// Whether bit(j) equals bit j of fp for every column j < cols, stopping at
+// the first that differs. The first two columns are evaluated without a
+// branch between them: an absent key fails them with probability 3/4 and
+// pays one branch, where a branch per column mispredicts about once per
+// query (docs/BENCHMARKS.md).
+template <typename Bit>
+SSTFILTER_ALWAYS_INLINE bool ColumnsMatch(uint32_t cols, uint32_t fp,
+                                          const Bit& bit) {
+  const uint32_t first = cols < 2 ? cols : 2;
+  uint32_t got = 0;
+  for (uint32_t j = 0; j < first; j++) got |= bit(j) << j;
+  if (got != (fp & ((1u << first) - 1))) return false;
+  for (uint32_t j = first; j < cols; j++) {
+    if (bit(j) != ((fp >> j) & 1)) return false;
+  }
+  return true;
+}
+
 // The banded form's geometry, from its trailer.
 struct RibbonBanded {
   const uint8_t* data = nullptr;  // payload: 8 W bytes
@@ -120,17 +138,7 @@ struct RibbonBanded {
           (Word(lo + j) >> off) | ((Word(hi + j) << 1) << (63 - off));
       return Parity64(seg & row) ? 1 : 0;
     };
-    // The first two columns without a branch between them: an absent key
-    // fails them with probability 3/4 and pays one branch, where a branch
-    // per column mispredicts about once per query (docs/BENCHMARKS.md).
-    const uint32_t first = cols < 2 ? cols : 2;
-    uint32_t got = 0;
-    for (uint32_t j = 0; j < first; j++) got |= bit(j) << j;
-    if (got != (key.fp & ((1u << first) - 1))) return false;
-    for (uint32_t j = first; j < cols; j++) {
-      if (bit(j) != ((key.fp >> j) & 1)) return false;
-    }
-    return true;
+    return ColumnsMatch(cols, key.fp, bit);
   }
 };
 
@@ -258,15 +266,7 @@ struct RibbonSegmented {
                  ? 1
                  : 0;
     };
-    // As the banded form: the first two columns without a branch between.
-    const uint32_t first = cols < 2 ? cols : 2;
-    uint32_t got = 0;
-    for (uint32_t j = 0; j < first; j++) got |= bit(j) << j;
-    if (got != (key.fp & ((1u << first) - 1))) return false;
-    for (uint32_t j = first; j < cols; j++) {
-      if (bit(j) != ((key.fp >> j) & 1)) return false;
-    }
-    return true;
+    return ColumnsMatch(cols, key.fp, bit);
   }
 };
 

@@ -14,14 +14,17 @@ namespace internal {
 namespace {
 
 // The reader's state is the form's query object, payload pointer included.
-bool BandedQuery(const uint8_t*, const void* state, uint64_t hash) {
-  return StateOf<RibbonBanded>(state).MayMatch(hash);
+template <typename Form>
+bool FormQuery(const uint8_t*, const void* state, uint64_t hash) {
+  return StateOf<Form>(state).MayMatch(hash);
 }
 
-// Prefetches the words of every key of a round.
-void BandedQueryBatch(const uint8_t*, const void* state, size_t n,
-                      const uint64_t* hashes, bool* results) {
-  const RibbonBanded& g = StateOf<RibbonBanded>(state);
+// Prefetches what every key of a round reads (the segmented form's
+// directory, some kilobytes, stays in the cache).
+template <typename Form>
+void FormQueryBatch(const uint8_t*, const void* state, size_t n,
+                    const uint64_t* hashes, bool* results) {
+  const Form& g = StateOf<Form>(state);
   InBatches(
       n,
       [&](size_t i) {
@@ -32,10 +35,6 @@ void BandedQueryBatch(const uint8_t*, const void* state, size_t n,
         results[i] = g.MayMatch(hash);
         return true;
       });
-}
-
-bool DenseQuery(const uint8_t*, const void* state, uint64_t hash) {
-  return StateOf<RibbonDense>(state).MayMatch(hash);
 }
 
 // Dense filters are at most 64 slots: nothing to prefetch.
@@ -45,30 +44,11 @@ void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
   for (size_t i = 0; i < n; i++) results[i] = g.MayMatch(hashes[i]);
 }
 
-bool SegmentedQuery(const uint8_t*, const void* state, uint64_t hash) {
-  return StateOf<RibbonSegmented>(state).MayMatch(hash);
-}
-
-// Prefetches the columns of every key of a round (the directory, some
-// kilobytes, stays in the cache).
-void SegmentedQueryBatch(const uint8_t*, const void* state, size_t n,
-                         const uint64_t* hashes, bool* results) {
-  const RibbonSegmented& g = StateOf<RibbonSegmented>(state);
-  InBatches(
-      n,
-      [&](size_t i) {
-        g.Prefetch(hashes[i]);
-        return hashes[i];
-      },
-      [&](size_t i, uint64_t hash) {
-        results[i] = g.MayMatch(hash);
-        return true;
-      });
-}
-
-constexpr KindQuery kBandedQuery = {BandedQuery, BandedQueryBatch};
-constexpr KindQuery kSegmentedQuery = {SegmentedQuery, SegmentedQueryBatch};
-constexpr KindQuery kDenseQuery = {DenseQuery, DenseQueryBatch};
+constexpr KindQuery kBandedQuery = {FormQuery<RibbonBanded>,
+                                    FormQueryBatch<RibbonBanded>};
+constexpr KindQuery kSegmentedQuery = {FormQuery<RibbonSegmented>,
+                                       FormQueryBatch<RibbonSegmented>};
+constexpr KindQuery kDenseQuery = {FormQuery<RibbonDense>, DenseQueryBatch};
 
 void SetDense(const uint8_t* data, uint32_t m, uint32_t cols, uint32_t salt,
               DecodedFilter* out) {
