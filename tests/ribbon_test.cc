@@ -258,6 +258,23 @@ TEST(RibbonTest, FormulaHoldsAtTenAndAHundredMillion) {
   ExpectFormulaHolds("ribbon:10", 100000000);
 }
 
+// The segmented form's planned size never shrinks as n grows, across the
+// segment boundaries too (its directory grows a step at each).
+TEST(RibbonTest, SegmentedSizeNeverShrinks) {
+  for (const char* text :
+       {"ribbon:2", "ribbon:7.3", "ribbon:10", "ribbon:32"}) {
+    const FilterSpec spec = test::MustParse(text);
+    uint64_t last = 0;
+    for (uint64_t n = 3 * internal::kRibbonSegmentKeys - 3000;
+         n <= 3 * internal::kRibbonSegmentKeys + 3000; n++) {
+      const internal::RibbonPlan rp = internal::PlanRibbon(spec, n);
+      ASSERT_TRUE(rp.segmented) << text << " n=" << n;
+      ASSERT_GE(rp.plan.payload_bytes, last) << text << " n=" << n;
+      last = rp.plan.payload_bytes;
+    }
+  }
+}
+
 TEST(RibbonTest, NoFalseNegativesAtTenMillion) {
   if (std::getenv("SSTFILTER_BIG_TESTS") == nullptr) {
     GTEST_SKIP() << "set SSTFILTER_BIG_TESTS=1";
@@ -325,7 +342,7 @@ TEST(RibbonTest, GoldenSegmented) {
   const std::string bytes =
       test::BuildFilter(test::MustParse("ribbon:9.5"), 2000);
   // One segment of max(2, ceil(1.02 * 2000 / 128)) = 16 blocks; floor((2000
-  // * 9.5 - 64 * 2) / 128) = 147 columns: r = 9, 3 wide blocks. Payload 16
+  // * 9.5 - 128 - floor(64 * 2000 / 2^15)) / 128) = 147 columns: r = 9, 3 wide blocks. Payload 16
   // + 16 * 147 = 2368 bytes (c0 12); trailer: flags 0, params form 2, r 9,
   // u32le 1 segment, check, len 12, tag 0x16.
   ASSERT_EQ(bytes.size(), 2368u + 12);

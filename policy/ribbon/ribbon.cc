@@ -103,7 +103,11 @@ namespace {
 void PlanSegmented(uint64_t n, uint64_t budget, RibbonPlan* rp) {
   const uint64_t segments = (n + kRibbonSegmentKeys - 1) / kRibbonSegmentKeys;
   const uint64_t blocks = ExpectedSegmentedBlocks(n, segments);
-  const uint64_t dir_bits = 64 * (segments + 1);
+  // The directory's 64 (S + 1) bits, charged as 128 + floor(64 n / 2^15)
+  // (no less, as S < n / 2^15 + 1): smooth in n, so that the payload,
+  // directory plus columns, never shrinks as n grows (the directory's
+  // step at a new segment would take a column away).
+  const uint64_t dir_bits = 128 + 64 * n / kRibbonSegmentKeys;
   if (budget <= dir_bits || 2 * blocks >= kRibbonMaxWideBlocks) return;
   const uint64_t columns = (budget - dir_bits) / 128;
   const uint64_t r = columns / blocks;
