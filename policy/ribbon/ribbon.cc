@@ -10,9 +10,10 @@
 // of the Ribbon paper), then back-substitutes column by column into the
 // payload.
 // Construction never fails: a system without a solution (rows that reduce to
-// zero with a non-zero fingerprint) is retried with the next salt, then with
-// more slots (fewer columns: the payload never grows), and as a last resort
-// the hashes are written as a Bloom filter of no more bytes.
+// zero with a non-zero fingerprint) is retried with the next salt (the
+// segmented form: that segment only), then (banded form) with more slots
+// (fewer columns: the payload never grows), and as a last resort the hashes
+// are written as a Bloom filter of no more bytes.
 
 #include "policy/ribbon/ribbon.h"
 

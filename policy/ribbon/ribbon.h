@@ -84,7 +84,8 @@ struct RibbonBuildOptions {
 // builder reused for small filters (LevelDB) allocates nothing per filter
 // (and released after a large one). Per slot the pivot row's coefficients
 // (relative to the slot, bit 0 set; 0: free slot) and its fingerprint
-// bits, in two arrays: 12 bytes a slot where a struct would pad to 16.
+// bits, in two arrays: 12 bytes a slot where a struct would pad to 16 (20
+// with the segmented form's 128-bit rows, for one segment at a time).
 struct RibbonScratch {
   std::vector<uint64_t> coeff;
   std::vector<RibbonRow> row;  // segmented: 128-bit pivot rows

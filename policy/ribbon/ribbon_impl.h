@@ -30,6 +30,12 @@
 // past its own 64 slots at times: a row that checks r + 1 columns starts,
 // and so is reduced and solved, where every slot has r + 1 columns.
 //
+// Segmented form (form 2, what builders write for more than 64 keys): the
+// banded construction with 128-bit rows and blocks of 128 slots, in S
+// independent segments, each sized to its keys and with its own salt; a
+// directory at the payload's start gives each segment's first column,
+// first block and salt (RibbonSegmented below; docs/FORMAT.md).
+//
 // Dense form (tiny filters, m <= 64 slots): one row of m bits per key, r
 // columns of m bits packed LSB first one after another (column j at payload
 // bits [j m, j m + m)). A compact dense filter puts a header byte (salt, a
@@ -52,7 +58,7 @@ namespace internal {
 inline constexpr uint64_t kRibbonMul1 = 0xbf58476d1ce4e5b9ull;
 inline constexpr uint64_t kRibbonMul2 = 0x94d049bb133111ebull;
 inline constexpr uint64_t kRibbonMul3 = 0xd6e8feb86659fd93ull;
-// Slots per block of the banded form, = bits of a row.
+// Slots per block of the banded form (form 1), = bits of its rows.
 inline constexpr uint64_t kRibbonBlockSlots = 64;
 // Most columns (fingerprint bits) a ribbon filter checks.
 inline constexpr int kRibbonMaxColumns = 32;
