@@ -149,6 +149,7 @@ TEST(RibbonTest, GrowsTheSystemWhenSaltsRunOut) {
   internal::RibbonBuildOptions options;
   options.salts_per_size = 1;
   options.growths = 8;
+  options.segmented = false;
   int grown = 0;
   for (uint64_t set = 0; set < 30; set++) {
     const std::vector<uint64_t> h = Hashes(20000, 100000 * set);
@@ -159,9 +160,10 @@ TEST(RibbonTest, GrowsTheSystemWhenSaltsRunOut) {
     EXPECT_EQ(stats.kind, FilterKind::kRibbon) << set;
     grown += stats.attempts > 1;
     ExpectAllMatch(bytes, h, "set " + std::to_string(set));
-    FilterParams p;
-    ASSERT_TRUE(ParamsForSpec(test::MustParse("ribbon:10"), 20000, &p).ok());
-    EXPECT_LE(bytes.size(), p.filter_bytes);  // fewer columns, never more
+    // Fewer columns, never more bytes than the banded form's plan.
+    EXPECT_LE(FilterReader::Open(bytes).payload_size(),
+              internal::PlanRibbon(test::MustParse("ribbon:10"), 20000, false)
+                  .plan.payload_bytes);
   }
   EXPECT_GT(grown, 0);
 }
@@ -170,6 +172,7 @@ TEST(RibbonTest, FallsBackToBloomOfNoMoreBytes) {
   internal::RibbonBuildOptions none;
   none.salts_per_size = 0;
   none.dense_salts = 0;
+  none.segment_salts = 0;
   for (uint64_t n : {1, 20, 64, 65, 5000, 100000}) {
     const std::vector<uint64_t> h = Hashes(n);
     const FilterSpec spec = test::MustParse("ribbon:10");
@@ -216,6 +219,63 @@ TEST(RibbonTest, FalsePositiveRateMatchesFormula) {
   }
 }
 
+// The formula of ParamsForSpec against the segmented form's measured rate
+// at n keys: within 4 sigma, two-sided, with enough absent keys for ~2000
+// false positives (4 sigma ~ 9%: one column fewer or more would be 2x).
+void ExpectFormulaHolds(const char* text, uint64_t n) {
+  const FilterSpec spec = test::MustParse(text);
+  const std::vector<uint64_t> h = Hashes(n);
+  std::string bytes;
+  internal::RibbonBuildStats stats;
+  internal::AppendRibbonFilter(spec, h, &bytes, {}, &stats);
+  ASSERT_EQ(stats.kind, FilterKind::kRibbon) << text << " n=" << n;
+  FilterParams p;
+  ASSERT_TRUE(ParamsForSpec(spec, n, &p).ok());
+  ASSERT_EQ(p.filter_bytes, bytes.size()) << text << " n=" << n;
+  const FilterReader r = FilterReader::Open(bytes);
+  const uint64_t probes =
+      static_cast<uint64_t>(std::ceil(2000 / p.expected_fpr));
+  uint64_t fp = 0;
+  for (uint64_t i = 0; i < probes; i++) {
+    fp += r.MayMatchHash(Hash64(Key((uint64_t{1} << 40) + i), 0));
+  }
+  const double expected = p.expected_fpr * static_cast<double>(probes);
+  EXPECT_NEAR(static_cast<double>(fp), expected, 4 * std::sqrt(expected))
+      << text << " n=" << n << " expected fpr " << p.expected_fpr;
+}
+
+TEST(RibbonTest, FormulaHoldsAtTenThousandAndAMillion) {
+  for (const char* text : {"ribbon:10", "ribbon:7.3"}) {
+    ExpectFormulaHolds(text, 10000);
+    ExpectFormulaHolds(text, 1000000);
+  }
+}
+
+TEST(RibbonTest, FormulaHoldsAtTenAndAHundredMillion) {
+  if (std::getenv("SSTFILTER_BIG_TESTS") == nullptr) {
+    GTEST_SKIP() << "set SSTFILTER_BIG_TESTS=1";
+  }
+  ExpectFormulaHolds("ribbon:10", 10000000);
+  ExpectFormulaHolds("ribbon:10", 100000000);
+}
+
+// The segmented form's planned size never shrinks as n grows, across the
+// segment boundaries too (its directory grows a step at each).
+TEST(RibbonTest, SegmentedSizeNeverShrinks) {
+  for (const char* text :
+       {"ribbon:2", "ribbon:7.3", "ribbon:10", "ribbon:32"}) {
+    const FilterSpec spec = test::MustParse(text);
+    uint64_t last = 0;
+    for (uint64_t n = 3 * internal::kRibbonSegmentKeys - 3000;
+         n <= 3 * internal::kRibbonSegmentKeys + 3000; n++) {
+      const internal::RibbonPlan rp = internal::PlanRibbon(spec, n);
+      ASSERT_TRUE(rp.segmented) << text << " n=" << n;
+      ASSERT_GE(rp.plan.payload_bytes, last) << text << " n=" << n;
+      last = rp.plan.payload_bytes;
+    }
+  }
+}
+
 TEST(RibbonTest, NoFalseNegativesAtTenMillion) {
   if (std::getenv("SSTFILTER_BIG_TESTS") == nullptr) {
     GTEST_SKIP() << "set SSTFILTER_BIG_TESTS=1";
@@ -248,9 +308,20 @@ TEST(RibbonTest, GoldenDense) {
             "16");
 }
 
+// The banded form (form 1), which builders wrote for n > 64 keys before the
+// segmented form: the same keys and hashes as test::BuildFilter, written
+// by the banded construction, which stays the fallback of huge filters.
+std::string BuildBandedForm(const FilterSpec& spec, uint64_t n) {
+  internal::RibbonBuildOptions banded;
+  banded.segmented = false;
+  std::string bytes;
+  internal::AppendRibbonFilter(spec, Hashes(n), &bytes, banded);
+  return bytes;
+}
+
 TEST(RibbonTest, GoldenBanded) {
   const std::string bytes =
-      test::BuildFilter(test::MustParse("ribbon:9.5"), 2000);
+      BuildBandedForm(test::MustParse("ribbon:9.5"), 2000);
   // floor(2000 * 9.5) / 64 = 296 words over ceil(2100 / 64) + 1 = 34
   // blocks: r = 8, k = 24 blocks of 9 columns; trailer: payload_size 2368
   // (c0 12), flags 0, params form 1, salt 0, u32le 34 blocks, check, len 12,
@@ -266,6 +337,53 @@ TEST(RibbonTest, GoldenBanded) {
   // Block 0, columns 0 and 1: little-endian words, bit t = slot t.
   EXPECT_EQ(Hex(bytes.substr(0, 16)), "07814ade4984da253e96f866709e74c7");
   EXPECT_EQ(Hash64(bytes), 14857362010437237357ull);
+}
+
+TEST(RibbonTest, GoldenSegmented) {
+  const std::string bytes =
+      test::BuildFilter(test::MustParse("ribbon:9.5"), 2000);
+  // One segment of max(2, ceil(1.02 * 2000 / 128)) = 16 blocks; floor((2000
+  // * 9.5 - 128 - floor(64 * 2000 / 2^15)) / 128) = 147 columns: r = 9, 3 wide blocks. Payload 16
+  // + 16 * 147 = 2368 bytes (c0 12); trailer: flags 0, params form 2, r 9,
+  // u32le 1 segment, check, len 12, tag 0x16.
+  ASSERT_EQ(bytes.size(), 2368u + 12);
+  EXPECT_EQ(Hex(bytes.substr(2368)),
+            "c012"
+            "00"
+            "020901000000"
+            "96"
+            "0c"
+            "16");
+  // Directory: entry 0 (column 0, block 0 << 8 | salt 0), entry 1 (column
+  // 147, block 16 << 8); then block 0's column 0: two little-endian words.
+  EXPECT_EQ(Hex(bytes.substr(0, 16)),
+            "0000000000000000"
+            "9300000000100000");
+  EXPECT_EQ(Hex(bytes.substr(16, 16)), "1a46fa21e737c3ba678d571e2a924a68");
+  EXPECT_EQ(Hash64(bytes), 8064295047509654611ull);
+}
+
+TEST(RibbonTest, GoldenSegmentedTwoSegments) {
+  const std::string bytes =
+      test::BuildFilter(test::MustParse("ribbon:9.5"), 40000);
+  // Two segments; payload 24 + 16 * 2967 = 47496 bytes (88 f3 02); params
+  // form 2, r 9, u32le 2 segments.
+  ASSERT_EQ(bytes.size(), 47496u + 13);
+  EXPECT_EQ(Hex(bytes.substr(47496)),
+            "88f302"
+            "00"
+            "020902000000"
+            "ef"
+            "0d"
+            "16");
+  // Directory: segment 0 at column 0, block 0, salt 2 (salts 0 and 1 left
+  // it unsolvable); segment 1 at column 1478, block 159, salt 0; the end at
+  // column 2967, block 319.
+  EXPECT_EQ(Hex(bytes.substr(0, 24)),
+            "0000000002000000"
+            "c6050000009f0000"
+            "970b0000003f0100");
+  EXPECT_EQ(Hash64(bytes), 18400636824467553083ull);
 }
 
 // --- trailers a reader must refuse ---
@@ -288,7 +406,7 @@ std::string WithParams(const std::string& bytes, std::string params,
 TEST(RibbonTest, WellFormedButUnreadableMayMatch) {
   const std::string dense = test::BuildFilter(test::MustParse("ribbon:8.5"), 5);
   const std::string banded =
-      test::BuildFilter(test::MustParse("ribbon:9.5"), 2000);
+      BuildBandedForm(test::MustParse("ribbon:9.5"), 2000);
   ASSERT_TRUE(FilterReader::Open(dense).valid());
   ASSERT_TRUE(FilterReader::Open(banded).valid());
   ASSERT_EQ(FilterReader::Open(banded).kind(), FilterKind::kRibbon);
@@ -299,7 +417,8 @@ TEST(RibbonTest, WellFormedButUnreadableMayMatch) {
     std::string params;
     int64_t delta;
   } cases[] = {
-      {&dense, std::string("\x02\x00\x05\x08\x00\x00", 6), 0},   // form 2
+      {&dense, std::string("\x02\x00\x05\x08\x00\x00", 6), 0},   // r = 0
+      {&dense, std::string("\x03\x00\x05\x08\x00\x00", 6), 0},   // form 3
       {&dense, std::string("\x00\x00\x00\x08\x00\x00", 6), 0},   // m = 0
       {&dense, std::string("\x00\x00\x41\x08\x00\x00", 6), 0},   // m = 65
       {&dense, std::string("\x00\x00\x05\x00\x00\x00", 6), 0},   // r = 0
@@ -318,6 +437,39 @@ TEST(RibbonTest, WellFormedButUnreadableMayMatch) {
     EXPECT_FALSE(r.valid()) << Hex(c.params) << " " << c.delta;
     EXPECT_TRUE(r.MayMatch(AbsentKey(1)));
   }
+  // Segmented (form 2): params r, u32le S; payload a directory of S + 1
+  // entries, then 16-byte columns; entry 0 at column 0 and block 0, entry S
+  // at column W with salt byte 0.
+  const std::string seg =
+      test::BuildFilter(test::MustParse("ribbon:9.5"), 2000);
+  ASSERT_TRUE(FilterReader::Open(seg).valid());
+  const std::string s_ok("\x02\x09\x01\x00\x00\x00", 6);
+  ASSERT_TRUE(FilterReader::Open(WithParams(seg, s_ok)).valid());
+  const Case seg_cases[] = {
+      {&seg, std::string("\x02\x00\x01\x00\x00\x00", 6), 0},  // r = 0
+      {&seg, std::string("\x02\x21\x01\x00\x00\x00", 6), 0},  // r = 33
+      {&seg, std::string("\x02\x09\x00\x00\x00\x00", 6), 0},  // S = 0
+      {&seg, std::string("\x02\x09\x02\x00\x00\x00", 6), 0},  // S = 2
+      {&seg, std::string("\x02\x09\xff\xff\xff\xff", 6), 0},  // huge S
+      {&seg, s_ok, 8},                                        // not columns
+      {&seg, s_ok, 16},                                       // W != end
+      {&seg, s_ok, -2368},                                    // no directory
+  };
+  for (const Case& c : seg_cases) {
+    const FilterReader r =
+        FilterReader::Open(WithParams(*c.base, c.params, c.delta));
+    EXPECT_FALSE(r.valid()) << Hex(c.params) << " " << c.delta;
+    EXPECT_TRUE(r.MayMatch(AbsentKey(1)));
+  }
+  // A directory that Open accepts but a query finds inconsistent (here:
+  // the end at block 1, so the segment has fewer than 2 blocks) answers
+  // "may match" for every key.
+  std::string one_block = seg;
+  one_block[8 + 5] = 1;
+  one_block[8 + 6] = 0;
+  const FilterReader damaged = FilterReader::Open(one_block);
+  ASSERT_TRUE(damaged.valid());
+  for (int i = 0; i < 100; i++) EXPECT_TRUE(damaged.MayMatch(AbsentKey(i)));
   // Too many columns for the blocks: 34 blocks of 33 columns.
   const std::string wide = WithParams(
       banded, std::string("\x01\x00\x22\x00\x00\x00", 6), 34 * 33 * 8 - 2368);

@@ -10,9 +10,10 @@
 // of the Ribbon paper), then back-substitutes column by column into the
 // payload.
 // Construction never fails: a system without a solution (rows that reduce to
-// zero with a non-zero fingerprint) is retried with the next salt, then with
-// more slots (fewer columns: the payload never grows), and as a last resort
-// the hashes are written as a Bloom filter of no more bytes.
+// zero with a non-zero fingerprint) is retried with the next salt (the
+// segmented form: that segment only), then (banded form) with more slots
+// (fewer columns: the payload never grows), and as a last resort the hashes
+// are written as a Bloom filter of no more bytes.
 
 #include "policy/ribbon/ribbon.h"
 
@@ -45,7 +46,38 @@ double BandedFpr(uint64_t num_blocks, uint32_t r, uint64_t k) {
          (1 - hi) * std::ldexp(1.0, -static_cast<int>(r));
 }
 
+// The segmented form's FPR: a key checks r + 1 columns if it starts in a
+// wide block. Segment i has k_i wide blocks of its B_i, the last of which
+// no row starts in, so (k_i - 1)+ / (B_i - 1) of its keys check r + 1;
+// with k_i proportional to B_i (the builder's split) that sums to
+// (K - S)+ / (T - S) of all keys, exactly whenever every k_i >= 1 or
+// every k_i <= 1 (K = W - r T wide blocks, T blocks, S segments).
+double SegmentedFpr(uint64_t segments, uint64_t blocks, uint32_t r,
+                    uint64_t wide) {
+  const double hi = wide <= segments ? 0.0
+                                     : static_cast<double>(wide - segments) /
+                                           (blocks - segments);
+  return hi * std::ldexp(1.0, -static_cast<int>(r) - 1) +
+         (1 - hi) * std::ldexp(1.0, -static_cast<int>(r));
+}
+
+// Blocks a segmented filter of n keys in `segments` segments is expected to
+// have: exact for one segment; for more, each segment's key count varies
+// (binomial, sd > 1 block) and the ceiling of its blocks adds 1/2 on average.
+uint64_t ExpectedSegmentedBlocks(uint64_t n, uint64_t segments) {
+  if (segments == 1) return RibbonSegmentBlocks(n);
+  return static_cast<uint64_t>(std::llround(
+      static_cast<double>(n) * kRibbonSlotsPerKey / kRibbonWideSlots +
+      0.5 * static_cast<double>(segments)));
+}
+
 }  // namespace
+
+uint64_t RibbonSegmentBlocks(uint64_t n) {
+  const double slots = static_cast<double>(n) * kRibbonSlotsPerKey;
+  return std::max<uint64_t>(
+      2, static_cast<uint64_t>(std::ceil(slots / kRibbonWideSlots)));
+}
 
 uint64_t RibbonBandedBlocks(uint64_t n) {
   // Slots = n (1 + overhead) over the (num_blocks - 1) blocks where rows
@@ -164,9 +196,44 @@ void PlanBloomInstead(const FilterSpec& spec, uint64_t n, uint64_t total,
   rp->plan.params.bits_per_key = spec.bits_per_key;
 }
 
+// The segmented form's plan (rp.segmented false if it does not fit: then
+// the banded form).
+void PlanSegmented(uint64_t n, uint64_t budget, uint64_t min_payload,
+                   RibbonPlan* rp) {
+  const uint64_t segments = (n + kRibbonSegmentKeys - 1) / kRibbonSegmentKeys;
+  const uint64_t blocks = ExpectedSegmentedBlocks(n, segments);
+  // The directory's 64 (S + 1) bits, charged as 128 + floor(64 n / 2^15)
+  // (no less, as S < n / 2^15 + 1): smooth in n, so that the payload,
+  // directory plus columns, never shrinks as n grows (the directory's
+  // step at a new segment would take a column away).
+  const uint64_t dir_bits = 128 + 64 * n / kRibbonSegmentKeys;
+  if (budget <= dir_bits || 2 * blocks >= kRibbonMaxWideBlocks) return;
+  // At least min_payload bytes: the first segmented sizes must not fall
+  // below the largest dense filter (FilterSize is non-decreasing in n).
+  const uint64_t dir_bytes = kRibbonEntryBytes * (segments + 1);
+  const uint64_t floor_columns =
+      min_payload > dir_bytes
+          ? (min_payload - dir_bytes + kRibbonColumnBytes - 1) /
+                kRibbonColumnBytes
+          : 0;
+  const uint64_t columns =
+      std::max<uint64_t>((budget - dir_bits) / 128, floor_columns);
+  const uint64_t r = columns / blocks;
+  if (r == 0 || r >= kRibbonMaxColumns) return;
+  rp->segmented = true;
+  rp->segments = segments;
+  rp->columns = columns;
+  rp->slots = blocks * kRibbonWideSlots;
+  rp->r = static_cast<uint32_t>(r);
+  rp->k = columns - r * blocks;
+  rp->plan.payload_bytes =
+      kRibbonEntryBytes * (segments + 1) + kRibbonColumnBytes * columns;
+  rp->plan.params.expected_fpr = SegmentedFpr(segments, blocks, rp->r, rp->k);
+}
+
 }  // namespace
 
-RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
+RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented) {
   RibbonPlan rp;
   rp.plan = StartPlan(spec, n);
   if (n == 0) return rp;
@@ -177,6 +244,27 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n) {
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
     PlanDense(spec, n, budget, &rp);
+    return rp;
+  }
+  // Segmented (docs/FORMAT.md), for every filter it fits: no smaller than
+  // the dense filter of 64 keys, and non-decreasing in n.
+  if (segmented) {
+    RibbonPlan dense64;
+    PlanDense(spec, kRibbonMaxDenseSlots,
+              BudgetBits(spec, kRibbonMaxDenseSlots), &dense64);
+    PlanSegmented(n, budget, dense64.plan.payload_bytes, &rp);
+  }
+  if (rp.segmented) {
+    // Below a few hundred keys a Bloom filter of the same bytes may be
+    // more accurate (the segment's two blocks are half loaded).
+    if (plan.payload_bytes >= kMinBlockedPayload) return rp;
+    const uint64_t seg_total = PlannedFilterBytes(plan, spec);
+    RibbonPlan bloom;
+    PlanBloomInstead(spec, n, seg_total, &bloom);
+    if (PlannedFilterBytes(bloom.plan, bloom.bloom) == seg_total &&
+        bloom.plan.params.expected_fpr < p.expected_fpr) {
+      return bloom;
+    }
     return rp;
   }
   // Banded, and every Bloom filter written in its place, take 8 W payload
@@ -435,6 +523,150 @@ bool BuildBanded(HashList* hashes, const RibbonBanded& g, RibbonSystem* sys,
   return true;
 }
 
+// Adds a 128-bit row (coefficients `c` relative to slot `i`) = `fp` to the
+// system in s->row and s->rhs. False if it contradicts the rows there.
+bool AddRow128(uint64_t i, RibbonRow c, uint32_t fp, RibbonScratch* s) {
+  RibbonRow* rows = s->row.data();
+  uint32_t* rhs = s->rhs.data();
+  while (c != 0) {
+    const uint64_t low = static_cast<uint64_t>(c);
+    const int tz = low != 0
+                       ? __builtin_ctzll(low)
+                       : 64 + __builtin_ctzll(static_cast<uint64_t>(c >> 64));
+    i += tz;
+    c >>= tz;
+    if (rows[i] == 0) {
+      rows[i] = c;
+      rhs[i] = fp;
+      return true;
+    }
+    c ^= rows[i];
+    fp ^= rhs[i];
+  }
+  return fp == 0;  // a repeated row (a repeated key) is no contradiction
+}
+
+// Solves one segment, hashes list[lo, hi), into its columns v.words (v.salt
+// chosen by the caller). False if the system has no solution.
+bool BuildSegment(HashList* hashes, uint64_t lo, uint64_t hi,
+                  const RibbonSegmentView& v, RibbonScratch* s) {
+  const uint64_t slots = v.blocks * kRibbonWideSlots;
+  s->row.assign(slots, 0);
+  s->rhs.assign(slots, 0);
+  // In order of start block, as the banded form (the order changes neither
+  // solvability nor the solution).
+  auto key = [&](uint64_t h) {
+    return FastRange64(RibbonHashSegment(h, v.salt).a, v.NumStarts()) /
+           kRibbonWideSlots;
+  };
+  SortRangeInPlace(*hashes, lo, hi, v.blocks - 1, key, s);
+  const HashList& list = *hashes;
+  for (uint64_t j = lo; j < hi; j++) {
+    const RibbonKey k = RibbonHashSegment(list[j], v.salt);
+    const uint64_t start = FastRange64(k.a, v.NumStarts());
+    const uint32_t cols = v.Columns(start / kRibbonWideSlots);
+    if (!AddRow128(start, RibbonRow128(k), k.fp & LowBits(cols), s)) {
+      return false;
+    }
+  }
+  // Back-substitution, last slot first, with per column a window of the 128
+  // solution bits after the current slot (as the banded form).
+  RibbonRow w[kRibbonMaxColumns + 1] = {};
+  uint8_t* out = const_cast<uint8_t*>(v.words);
+  for (uint64_t t = v.blocks; t-- > 0;) {
+    const uint32_t cols = v.Columns(t);
+    for (uint64_t u = kRibbonWideSlots; u-- > 0;) {
+      const uint64_t i = t * kRibbonWideSlots + u;
+      const RibbonRow row = s->row[i];
+      for (uint32_t j = 0; j < cols; j++) {
+        w[j] <<= 1;
+        if (row != 0) {
+          w[j] |= ((s->rhs[i] >> j) & 1) ^ (Parity128(row & w[j]) ? 1u : 0u);
+        }
+      }
+    }
+    uint8_t* p = out + kRibbonColumnBytes * v.BlockColumn(t);
+    for (uint32_t j = 0; j < cols; j++) {
+      EncodeFixed64(p + kRibbonColumnBytes * j, static_cast<uint64_t>(w[j]));
+      EncodeFixed64(p + kRibbonColumnBytes * j + 8,
+                    static_cast<uint64_t>(w[j] >> 64));
+    }
+  }
+  return true;
+}
+
+// Appends the segmented filter `rp` plans: hashes sorted by segment, each
+// segment sized to its keys and solved on its own (its first salt that
+// solves it), in scratch memory of one segment. False (dst as it was) if a
+// segment has no solution within `salts` or the blocks do not fit.
+bool AppendSegmented(const FilterSpec& spec, const RibbonPlan& rp, int salts,
+                     HashList* hashes, std::string* dst,
+                     RibbonBuildStats* stats, RibbonScratch* s) {
+  const uint64_t segments = rp.segments;
+  SortRangeInPlace(
+      *hashes, 0, hashes->size(), segments,
+      [&](uint64_t h) { return RibbonSegment(h, segments); }, s);
+  s->bounds.assign(1, 0);
+  s->bounds.insert(s->bounds.end(), s->end.begin(), s->end.end());
+  uint64_t blocks = 0;
+  for (uint64_t i = 0; i < segments; i++) {
+    blocks += RibbonSegmentBlocks(s->bounds[i + 1] - s->bounds[i]);
+  }
+  const uint64_t r = rp.columns / blocks;
+  if (r == 0 || r >= kRibbonMaxColumns || blocks >= kRibbonMaxWideBlocks) {
+    return false;
+  }
+  const uint64_t wide = rp.columns - r * blocks;
+  const size_t start = dst->size();
+  Trailer t;
+  t.kind = FilterKind::kRibbon;
+  t.payload_size = rp.plan.payload_bytes;
+  SetTrailerHashing(spec, &t);
+  t.params[0] = 2;
+  t.params[1] = static_cast<uint8_t>(r);
+  EncodeFixed32(&t.params[2], static_cast<uint32_t>(segments));
+  t.params_size = kRibbonParamsSize;
+  dst->reserve(start + t.payload_size + TrailerSize(t));
+  dst->resize(start + t.payload_size);
+  uint8_t* dir = reinterpret_cast<uint8_t*>(&(*dst)[start]);
+  RibbonSegmentView v;
+  v.r = static_cast<uint32_t>(r);
+  uint64_t first_block = 0, first_column = 0;
+  for (uint64_t i = 0; i < segments; i++) {
+    v.blocks = RibbonSegmentBlocks(s->bounds[i + 1] - s->bounds[i]);
+    // Wide blocks split in proportion to the blocks (SegmentedFpr).
+    v.wide =
+        wide * (first_block + v.blocks) / blocks - wide * first_block / blocks;
+    v.words = dir + kRibbonEntryBytes * (segments + 1) +
+              kRibbonColumnBytes * first_column;
+    bool ok = false;
+    for (v.salt = 0; !ok && v.salt < static_cast<uint32_t>(salts); v.salt++) {
+      stats->attempts++;
+      ok = BuildSegment(hashes, s->bounds[i], s->bounds[i + 1], v, s);
+    }
+    if (!ok) {
+      dst->resize(start);
+      return false;
+    }
+    v.salt--;
+    EncodeFixed32(dir + kRibbonEntryBytes * i,
+                  static_cast<uint32_t>(first_column));
+    EncodeFixed32(dir + kRibbonEntryBytes * i + 4,
+                  static_cast<uint32_t>(first_block << 8 | v.salt));
+    first_block += v.blocks;
+    first_column += r * v.blocks + v.wide;
+  }
+  EncodeFixed32(dir + kRibbonEntryBytes * segments,
+                static_cast<uint32_t>(first_column));
+  EncodeFixed32(dir + kRibbonEntryBytes * segments + 4,
+                static_cast<uint32_t>(first_block << 8));
+  AppendTrailer(t, dst);
+  stats->kind = FilterKind::kRibbon;
+  stats->slots = blocks * kRibbonWideSlots;
+  stats->columns = static_cast<uint32_t>(r);
+  return true;
+}
+
 Trailer RibbonTrailer(const FilterSpec& spec, uint64_t payload, bool dense,
                       uint32_t salt, uint64_t a, uint64_t b) {
   Trailer t;
@@ -545,7 +777,9 @@ void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
   if (stats == nullptr) stats = &local;
   *stats = RibbonBuildStats();
   const uint64_t n = hashes.size();
-  const RibbonPlan rp = PlanRibbon(spec, n);
+  const RibbonPlan rp = PlanRibbon(spec, n, options.segmented);
+  RibbonScratch local_scratch;
+  if (scratch == nullptr) scratch = &local_scratch;
   const KindPlan& plan = rp.plan;
   if (plan.params.kind == FilterKind::kEmpty) {
     stats->kind = FilterKind::kEmpty;
@@ -559,13 +793,22 @@ void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
     stats->kind = plan.params.kind;
     return;
   }
-  // Dense: more slots would cost bits; only salts are tried.
-  const int dense_salts = std::clamp(options.dense_salts, 0,
-                                     rp.compact ? kRibbonCompactSalts : 256);
-  if (rp.dense
-          ? AppendDense(spec, rp, hashes, dense_salts, stats, dst)
-          : AppendBanded(spec, rp, hash_list, options, scratch, stats, dst)) {
-    return;
+  // Segmented: a segment not solvable within its salts (about 1/4 of them
+  // fail each) leaves the Bloom filter below, of the planned bytes.
+  if (rp.segmented) {
+    if (AppendSegmented(spec, rp, std::clamp(options.segment_salts, 0, 256),
+                        hash_list, dst, stats, scratch)) {
+      return;
+    }
+  } else {
+    // Dense: more slots would cost bits; only salts are tried.
+    const int dense_salts = std::clamp(options.dense_salts, 0,
+                                       rp.compact ? kRibbonCompactSalts : 256);
+    if (rp.dense
+            ? AppendDense(spec, rp, hashes, dense_salts, stats, dst)
+            : AppendBanded(spec, rp, hash_list, options, scratch, stats, dst)) {
+      return;
+    }
   }
   // No system was solvable: a Bloom filter of no more payload bytes.
   const FilterSpec bloom = BloomSpecWithin(plan.payload_bytes, n, spec);
@@ -585,7 +828,8 @@ class RibbonBuilder final : public HashListBuilder {
     EndFilter(start, dst);
     hashes_.clear();
     // Keep the scratch of small filters only (LevelDB builds many).
-    if (scratch_.coeff.capacity() > HashList::kChunkHashes) {
+    if (scratch_.coeff.capacity() > HashList::kChunkHashes ||
+        scratch_.row.capacity() > HashList::kChunkHashes) {
       scratch_ = RibbonScratch();
     }
   }

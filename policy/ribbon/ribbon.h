@@ -12,15 +12,16 @@
 #include <vector>
 
 #include "policy/plan.h"
+#include "policy/ribbon/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
 
 namespace sstfilter {
 namespace internal {
 
-// Kind params of a ribbon filter (full trailer): u8 form (0 dense, 1 banded),
-// u8 salt, then dense: u8 slots, u8 columns, 2 zero bytes; banded: u32le
-// num_blocks. A compact dense filter (seed 0, payload 16..127 bytes) has
+// Kind params of a ribbon filter (full trailer): u8 form (0 dense, 1 banded,
+// 2 segmented), then dense: u8 salt, u8 slots, u8 columns, 2 zero bytes;
+// banded: u8 salt, u32le num_blocks; segmented: u8 r, u32le segments. A compact dense filter (seed 0, payload 16..127 bytes) has
 // one param, the low 4 bits of r - 1, and a header byte at the payload's
 // start: salt (bits 0..5), bit 4 of r - 1 (bit 6), 0 (docs/FORMAT.md).
 inline constexpr size_t kRibbonParamsSize = 6;
@@ -31,6 +32,16 @@ double RibbonOverhead(uint64_t n);
 // Blocks of 64 slots of a banded system for n rows: n (1 + overhead) slots
 // where rows start, plus the last block, which rows only reach into.
 uint64_t RibbonBandedBlocks(uint64_t n);
+
+// The segmented form: most keys per segment a builder aims at (segments =
+// ceil(n / kRibbonSegmentKeys)), and the slots per key it gives a segment,
+// before rounding up to whole blocks. Measured (docs/FORMAT.md,
+// "Segmented form"): at 1.02, 88% to 97% of the first salts solve a
+// segment of 2^8 to 2^15 keys (65% to 80% at 1.015).
+inline constexpr uint64_t kRibbonSegmentKeys = uint64_t{1} << 15;
+inline constexpr double kRibbonSlotsPerKey = 1.02;
+// Blocks of 128 slots of a segment of n keys: ceil(1.02 n / 128), >= 2.
+uint64_t RibbonSegmentBlocks(uint64_t n);
 
 // What a ribbon builder writes for n distinct keys: the plan, and for the
 // ribbon form its geometry. A budget too small for one column per key, too
@@ -45,8 +56,15 @@ struct RibbonPlan {
   uint64_t slots = 0;    // dense: m; banded: 64 num_blocks
   uint32_t r = 0;        // columns (banded: of the blocks >= k)
   uint64_t k = 0;        // banded: blocks with r + 1 columns
+  // Segmented: segments and columns W (slots: the expected 128 T).
+  bool segmented = false;
+  uint64_t segments = 0;
+  uint64_t columns = 0;
 };
-RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n);
+// `segmented`: false plans the banded form where the segmented one would
+// be written (tests, and the builder's fallback).
+RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n,
+                      bool segmented = true);
 
 // How a ribbon construction went, for tests and benchmarks.
 struct RibbonBuildStats {
@@ -61,15 +79,19 @@ struct RibbonBuildOptions {
   int salts_per_size = 4;  // banded: salts tried at one size before growing
   int growths = 4;         // banded: times the blocks grow by ~3%
   int dense_salts = 64;    // dense: salts tried (a square system: ~0.29 each)
+  int segment_salts = 64;  // segmented: salts tried per segment
+  bool segmented = true;   // false: the banded form (form 1) instead
 };
 
 // Memory of a construction, kept by a builder across filters so that a
 // builder reused for small filters (LevelDB) allocates nothing per filter
 // (and released after a large one). Per slot the pivot row's coefficients
 // (relative to the slot, bit 0 set; 0: free slot) and its fingerprint
-// bits, in two arrays: 12 bytes a slot where a struct would pad to 16.
+// bits, in two arrays: 12 bytes a slot where a struct would pad to 16 (20
+// with the segmented form's 128-bit rows, for one segment at a time).
 struct RibbonScratch {
   std::vector<uint64_t> coeff;
+  std::vector<RibbonRow> row;  // segmented: 128-bit pivot rows
   std::vector<uint32_t> rhs;
   // Sorting the hashes by start block: per key of a sort, the place of
   // its next hash and the end of its hashes; the bounds of the groups.

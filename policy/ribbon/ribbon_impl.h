@@ -30,6 +30,12 @@
 // past its own 64 slots at times: a row that checks r + 1 columns starts,
 // and so is reduced and solved, where every slot has r + 1 columns.
 //
+// Segmented form (form 2, what builders write for more than 64 keys): the
+// banded construction with 128-bit rows and blocks of 128 slots, in S
+// independent segments, each sized to its keys and with its own salt; a
+// directory at the payload's start gives each segment's first column,
+// first block and salt (RibbonSegmented below; docs/FORMAT.md).
+//
 // Dense form (tiny filters, m <= 64 slots): one row of m bits per key, r
 // columns of m bits packed LSB first one after another (column j at payload
 // bits [j m, j m + m)). A compact dense filter puts a header byte (salt, a
@@ -52,7 +58,7 @@ namespace internal {
 inline constexpr uint64_t kRibbonMul1 = 0xbf58476d1ce4e5b9ull;
 inline constexpr uint64_t kRibbonMul2 = 0x94d049bb133111ebull;
 inline constexpr uint64_t kRibbonMul3 = 0xd6e8feb86659fd93ull;
-// Slots per block of the banded form, = bits of a row.
+// Slots per block of the banded form (form 1), = bits of its rows.
 inline constexpr uint64_t kRibbonBlockSlots = 64;
 // Most columns (fingerprint bits) a ribbon filter checks.
 inline constexpr int kRibbonMaxColumns = 32;
@@ -77,6 +83,24 @@ inline RibbonKey RibbonHash(uint64_t h, uint32_t salt) {
 }
 
 inline bool Parity64(uint64_t x) { return (__builtin_popcountll(x) & 1) != 0; }
+
+// Whether bit(j) equals bit j of fp for every column j < cols, stopping at
+// the first that differs. The first two columns are evaluated without a
+// branch between them: an absent key fails them with probability 3/4 and
+// pays one branch, where a branch per column mispredicts about once per
+// query (docs/BENCHMARKS.md).
+template <typename Bit>
+SSTFILTER_ALWAYS_INLINE bool ColumnsMatch(uint32_t cols, uint32_t fp,
+                                          const Bit& bit) {
+  const uint32_t first = cols < 2 ? cols : 2;
+  uint32_t got = 0;
+  for (uint32_t j = 0; j < first; j++) got |= bit(j) << j;
+  if (got != (fp & ((1u << first) - 1))) return false;
+  for (uint32_t j = first; j < cols; j++) {
+    if (bit(j) != ((fp >> j) & 1)) return false;
+  }
+  return true;
+}
 
 // The banded form's geometry, from its trailer.
 struct RibbonBanded {
@@ -120,17 +144,135 @@ struct RibbonBanded {
           (Word(lo + j) >> off) | ((Word(hi + j) << 1) << (63 - off));
       return Parity64(seg & row) ? 1 : 0;
     };
-    // The first two columns without a branch between them: an absent key
-    // fails them with probability 3/4 and pays one branch, where a branch
-    // per column mispredicts about once per query (docs/BENCHMARKS.md).
-    const uint32_t first = cols < 2 ? cols : 2;
-    uint32_t got = 0;
-    for (uint32_t j = 0; j < first; j++) got |= bit(j) << j;
-    if (got != (key.fp & ((1u << first) - 1))) return false;
-    for (uint32_t j = first; j < cols; j++) {
-      if (bit(j) != ((key.fp >> j) & 1)) return false;
-    }
+    return ColumnsMatch(cols, key.fp, bit);
+  }
+};
+
+// --- Segmented form (form 2): 128-bit rows in independent segments ---
+//
+// Slots per block of the segmented form, = bits of its rows.
+inline constexpr uint64_t kRibbonWideSlots = 128;
+// Bytes of one directory entry (u32le first word, u32le first block << 8
+// | salt) and of one column of one block (two little-endian words).
+inline constexpr uint64_t kRibbonEntryBytes = 8;
+inline constexpr uint64_t kRibbonColumnBytes = 16;
+// Most blocks of a segmented filter (24 bits of a directory entry).
+inline constexpr uint64_t kRibbonMaxWideBlocks = uint64_t{1} << 24;
+
+using RibbonRow = unsigned __int128;
+
+// The 128-bit row of a key: the row word of RibbonHash (bit 0 set, the
+// start slot) and, above it, the same finalizer on a + kGolden64.
+inline RibbonRow RibbonRow128(const RibbonKey& k) {
+  uint64_t x = (k.a + kGolden64) * kRibbonMul1;
+  x ^= x >> 28;
+  x *= kRibbonMul2;
+  x ^= x >> 31;
+  return (static_cast<RibbonRow>(x) << 64) | (k.row | 1);
+}
+// The key of hash h in a segment with salt s: RibbonHash of
+// Mix64(h ^ (s * kGolden64)) with salt 0. The start must be re-mixed per
+// salt: under a = h ^ (s * kGolden64) alone, keys whose hashes share their
+// high bits share their starts under every salt, so a segment whose starts
+// happen to crowd somewhere fails under every salt (measured: 1 key set in
+// ~50 of 2^15 keys at 1.03 slots per key).
+inline RibbonKey RibbonHashSegment(uint64_t h, uint32_t salt) {
+  return RibbonHash(Mix64(h ^ (salt * kGolden64)), 0);
+}
+// The segment of hash h: the low 32 bits choose (the start within the
+// segment comes from the high bits of the salted hash).
+inline uint64_t RibbonSegment(uint64_t h, uint64_t segments) {
+  return ((h & 0xffffffffu) * segments) >> 32;
+}
+inline bool Parity128(RibbonRow x) {
+  return Parity64(static_cast<uint64_t>(x) ^ static_cast<uint64_t>(x >> 64));
+}
+inline RibbonRow LoadColumn(const uint8_t* p) {
+  return (static_cast<RibbonRow>(DecodeFixed64(p + 8)) << 64) |
+         DecodeFixed64(p);
+}
+
+// One segment of the segmented form: a banded system of `blocks` blocks of
+// 128 slots, whose last `wide` blocks have r + 1 columns, the others r.
+struct RibbonSegmentView {
+  const uint8_t* words = nullptr;  // its first column
+  uint64_t blocks = 0;             // >= 2
+  uint64_t wide = 0;               // <= blocks
+  uint32_t r = 0;
+  uint32_t salt = 0;
+
+  uint64_t NumStarts() const { return (blocks - 1) * kRibbonWideSlots; }
+  uint64_t FirstWide() const { return blocks - wide; }
+  uint32_t Columns(uint64_t t) const { return r + (t >= FirstWide() ? 1 : 0); }
+  // Index of the first column of block t, in columns from `words`.
+  uint64_t BlockColumn(uint64_t t) const {
+    return t * r + (t > FirstWide() ? t - FirstWide() : 0);
+  }
+  const uint8_t* Block(uint64_t t) const {
+    return words + kRibbonColumnBytes * BlockColumn(t);
+  }
+};
+
+// The segmented form's geometry, from its trailer: S segments, a directory
+// of S + 1 entries, then W columns of 16 bytes (docs/FORMAT.md).
+struct RibbonSegmented {
+  const uint8_t* data = nullptr;  // payload: directory, then the columns
+  uint64_t segments = 0;          // S >= 1
+  uint64_t columns = 0;           // W
+  uint32_t r = 0;                 // 1..32
+
+  const uint8_t* Words() const {
+    return data + kRibbonEntryBytes * (segments + 1);
+  }
+  // Segment i from directory entries i and i + 1; false if they are not
+  // what a writer makes (the reader then answers "may match").
+  bool Segment(uint64_t i, RibbonSegmentView* v) const {
+    const uint8_t* e = data + kRibbonEntryBytes * i;
+    const uint64_t w0 = DecodeFixed32(e), w1 = DecodeFixed32(e + 8);
+    const uint32_t b0 = DecodeFixed32(e + 4), b1 = DecodeFixed32(e + 12);
+    v->blocks = (b1 >> 8) - (b0 >> 8);
+    if ((b1 >> 8) < (b0 >> 8) + 2 || w1 < w0 || w1 > columns) return false;
+    const uint64_t n = w1 - w0, narrow = v->blocks * r;
+    const uint64_t most = r == kRibbonMaxColumns ? narrow : narrow + v->blocks;
+    if (n < narrow || n > most) return false;
+    v->words = Words() + kRibbonColumnBytes * w0;
+    v->wide = n - narrow;
+    v->r = r;
+    v->salt = b0 & 255;
     return true;
+  }
+  void Prefetch(uint64_t h) const {
+    RibbonSegmentView v;
+    if (!Segment(RibbonSegment(h, segments), &v)) return;
+    const uint64_t t =
+        FastRange64(RibbonHashSegment(h, v.salt).a, v.NumStarts()) /
+        kRibbonWideSlots;
+    const uint8_t* p = v.Block(t);
+    PrefetchRead(p);
+    PrefetchRead(p + kRibbonColumnBytes * (v.Columns(t) + 2) - 1);
+  }
+  bool MayMatch(uint64_t h) const {
+    RibbonSegmentView v;
+    if (!Segment(RibbonSegment(h, segments), &v)) return true;
+    const RibbonKey key = RibbonHashSegment(h, v.salt);
+    const uint64_t start = FastRange64(key.a, v.NumStarts());
+    const uint64_t t = start / kRibbonWideSlots;
+    const unsigned off = static_cast<unsigned>(start % kRibbonWideSlots);
+    // The row at slots start .. start + 127 as a 256-bit mask over blocks
+    // t and t + 1: (row << off) in block t, the bits it pushes out in
+    // t + 1 ((row >> 1) >> (127 - off) is row >> (128 - off), 0 if off 0).
+    const RibbonRow row = RibbonRow128(key);
+    const RibbonRow lo = row << off, hi = (row >> 1) >> (127 - off);
+    const uint32_t cols = v.Columns(t);
+    const uint8_t* p = v.Block(t);
+    const uint8_t* q = p + kRibbonColumnBytes * cols;
+    auto bit = [&](uint32_t j) -> uint32_t {
+      return Parity128((LoadColumn(p + kRibbonColumnBytes * j) & lo) ^
+                       (LoadColumn(q + kRibbonColumnBytes * j) & hi))
+                 ? 1
+                 : 0;
+    };
+    return ColumnsMatch(cols, key.fp, bit);
   }
 };
 

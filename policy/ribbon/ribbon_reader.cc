@@ -1,8 +1,8 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // The ribbon decoder and queries (row ribbon of the kinds table): the
-// dense form, written with a full or a compact trailer, and the banded
-// form. Layouts in docs/FORMAT.md and policy/ribbon/ribbon_impl.h.
+// dense form, written with a full or a compact trailer, the banded form
+// and the segmented form. Layouts in docs/FORMAT.md and policy/ribbon/ribbon_impl.h.
 
 #include "policy/kinds.h"
 #include "policy/primitives.h"
@@ -14,14 +14,17 @@ namespace internal {
 namespace {
 
 // The reader's state is the form's query object, payload pointer included.
-bool BandedQuery(const uint8_t*, const void* state, uint64_t hash) {
-  return StateOf<RibbonBanded>(state).MayMatch(hash);
+template <typename Form>
+bool FormQuery(const uint8_t*, const void* state, uint64_t hash) {
+  return StateOf<Form>(state).MayMatch(hash);
 }
 
-// Prefetches the words of every key of a round.
-void BandedQueryBatch(const uint8_t*, const void* state, size_t n,
-                      const uint64_t* hashes, bool* results) {
-  const RibbonBanded& g = StateOf<RibbonBanded>(state);
+// Prefetches what every key of a round reads (the segmented form's
+// directory, some kilobytes, stays in the cache).
+template <typename Form>
+void FormQueryBatch(const uint8_t*, const void* state, size_t n,
+                    const uint64_t* hashes, bool* results) {
+  const Form& g = StateOf<Form>(state);
   InBatches(
       n,
       [&](size_t i) {
@@ -34,10 +37,6 @@ void BandedQueryBatch(const uint8_t*, const void* state, size_t n,
       });
 }
 
-bool DenseQuery(const uint8_t*, const void* state, uint64_t hash) {
-  return StateOf<RibbonDense>(state).MayMatch(hash);
-}
-
 // Dense filters are at most 64 slots: nothing to prefetch.
 void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
                      const uint64_t* hashes, bool* results) {
@@ -45,8 +44,11 @@ void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
   for (size_t i = 0; i < n; i++) results[i] = g.MayMatch(hashes[i]);
 }
 
-constexpr KindQuery kBandedQuery = {BandedQuery, BandedQueryBatch};
-constexpr KindQuery kDenseQuery = {DenseQuery, DenseQueryBatch};
+constexpr KindQuery kBandedQuery = {FormQuery<RibbonBanded>,
+                                    FormQueryBatch<RibbonBanded>};
+constexpr KindQuery kSegmentedQuery = {FormQuery<RibbonSegmented>,
+                                       FormQueryBatch<RibbonSegmented>};
+constexpr KindQuery kDenseQuery = {FormQuery<RibbonDense>, DenseQueryBatch};
 
 void SetDense(const uint8_t* data, uint32_t m, uint32_t cols, uint32_t salt,
               DecodedFilter* out) {
@@ -108,10 +110,41 @@ bool DecodeBanded(const Trailer& t, const uint8_t* filter, DecodedFilter* out) {
   return true;
 }
 
+// Segmented: 1 <= r <= 32, S >= 1 segments, a directory of S + 1 entries
+// of 8 bytes, then W columns of 16 bytes; entry 0 starts at column 0,
+// block 0, and entry S ends at column W with salt byte 0. A segment's two
+// entries are checked when a query reads them (RibbonSegmented::Segment):
+// Open stays O(1).
+bool DecodeSegmented(const Trailer& t, const uint8_t* filter,
+                     DecodedFilter* out) {
+  const uint32_t cols = t.params[1];
+  const uint64_t segments = DecodeFixed32(t.params + 2);
+  const uint64_t dir = kRibbonEntryBytes * (segments + 1);
+  if (cols == 0 || cols > kRibbonMaxColumns || segments == 0 ||
+      t.payload_size < dir || (t.payload_size - dir) % kRibbonColumnBytes) {
+    return false;
+  }
+  const uint64_t columns = (t.payload_size - dir) / kRibbonColumnBytes;
+  const uint8_t* last = filter + dir - kRibbonEntryBytes;
+  if (DecodeFixed32(filter) != 0 || (DecodeFixed32(filter + 4) >> 8) != 0 ||
+      DecodeFixed32(last) != columns || (DecodeFixed32(last + 4) & 255) != 0) {
+    return false;
+  }
+  RibbonSegmented g;
+  g.data = filter;
+  g.segments = segments;
+  g.columns = columns;
+  g.r = cols;
+  out->data = filter;
+  out->Set(&kSegmentedQuery, g);
+  return true;
+}
+
 }  // namespace
 
-// Params: u8 form, u8 salt, then dense (form 0): u8 m, u8 r, 0, 0; banded
-// (form 1): u32le num_blocks. A compact trailer: dense, one param.
+// Params: u8 form, then dense (form 0): u8 salt, u8 m, u8 r, 0, 0; banded
+// (form 1): u8 salt, u32le num_blocks; segmented (form 2): u8 r, u32le
+// segments. A compact trailer: dense, one param.
 bool DecodeRibbon(const Trailer& t, const uint8_t* filter, DecodedFilter* out) {
   if (t.compact) return DecodeCompactDense(t, filter, out);
   if (t.params_size != kRibbonParamsSize) return false;
@@ -120,6 +153,8 @@ bool DecodeRibbon(const Trailer& t, const uint8_t* filter, DecodedFilter* out) {
       return DecodeDense(t, filter, out);
     case 1:
       return DecodeBanded(t, filter, out);
+    case 2:
+      return DecodeSegmented(t, filter, out);
     default:
       return false;  // a form this version cannot read
   }
