@@ -32,6 +32,7 @@ constexpr KindInfo kKinds[] = {
     {FilterKind::kCountingBloom, "counting_bloom", 0, 0},
     {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0},
     {FilterKind::kRibbon, "ribbon", 2, 32},
+    {FilterKind::kRange, "range", 0, 0},  // sstfilter/range.h
 };
 
 const KindInfo* FindKind(FilterKind kind) {

@@ -39,6 +39,7 @@ enum class FilterKind : uint8_t {
   kCountingBloom = 4,  // serialized counting Bloom (mutable form)
   kDynamicCuckoo = 5,  // serialized dynamic cuckoo (mutable form)
   kRibbon = 6,         // solution of a GF(2) linear system, near log2(1/FPR)
+  kRange = 7,          // range filter (sstfilter/range.h); no point builder
 };
 
 // The prefix of the name of every sstfilter policy an engine sees
@@ -46,7 +47,7 @@ enum class FilterKind : uint8_t {
 inline constexpr const char kPolicyPrefix[] = "sstfilter.";
 
 // "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
-// "dynamic_cuckoo", "ribbon", or "unknown".
+// "dynamic_cuckoo", "ribbon", "range", or "unknown".
 const char* FilterKindName(FilterKind kind);
 
 struct FilterSpec {
