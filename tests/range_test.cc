@@ -203,8 +203,8 @@ TEST(RangeFilterTest, AnswersExactlyFromTheHashes) {
           const uint64_t c = std::min(hi, (b << s) + (uint64_t{1} << s) - 1);
           expect |= window(internal::RangeHash(a, s, r.seed(), u), c - a + 1);
         }
-        ASSERT_EQ(r.MayContain(lo, hi), expect) << text << " " << lo << " "
-                                                << hi;
+        ASSERT_EQ(r.MayContain(lo, hi), expect)
+            << text << " " << lo << " " << hi;
       }
     }
   }

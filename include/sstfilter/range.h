@@ -63,9 +63,10 @@ struct RangeFilterSpec {
   uint32_t len = 8;     // bytes of the segment, 1..8
   // Image ranges of up to max_range values cost one or two successor
   // queries (block size: max_range rounded up to a power of two, capped
-  // at r / 2); ranges spanning more than 16 blocks read "may contain".
-  uint64_t max_range = 16;  // in [1, 2^62]
-  uint64_t seed = 0;        // of the block hash q; stored in the filter
+  // at r / 2); ranges spanning more than 16 blocks read "may contain". The
+  // FPR bound holds for every range length, whatever the block size.
+  uint64_t max_range = 4096;  // in [1, 2^62]
+  uint64_t seed = 0;          // of the block hash q; stored in the filter
 
   static constexpr double kMinBits = 4;
   static constexpr double kMaxBits = 32;
