@@ -318,7 +318,7 @@ TEST(RangeFilterTest, EmptyRangeFprWithinTwiceTheBound) {
       spec.max_range = L;
       const std::string bytes = BuildImages(spec, keys);
       const RangeFilterReader r = RangeFilterReader::Open(bytes);
-      const double bound = std::min(1.0, L / std::exp2(bits - 2));
+      const double bound = RangeFprBound(bits, L);
       // Enough empty queries for ~100 false positives.
       const uint64_t queries = std::clamp<uint64_t>(
           static_cast<uint64_t>(100 / bound), 200000, 2000000);
@@ -340,6 +340,23 @@ TEST(RangeFilterTest, EmptyRangeFprWithinTwiceTheBound) {
       EXPECT_LE(bytes.size() * 8.0 / n, bits + 0.1);
     }
   }
+}
+
+TEST(RangeFilterTest, SizeAndBoundAsWritten) {
+  for (const char* text :
+       {"range:4", "range:9.5", "range:14:seed=3", "range:32:len=2"}) {
+    for (size_t n : {0, 1, 2, 100, 1000, 77777}) {
+      const RangeFilterSpec spec = MustParseRange(text);
+      const std::string bytes = BuildImages(spec, RandomImages(n, n, ~0ull));
+      // Random 64-bit images: distinct, and their hashes almost surely so.
+      const RangeFilterReader r = RangeFilterReader::Open(bytes);
+      if (r.num_entries() == n) {
+        EXPECT_EQ(RangeFilterSize(spec, n), bytes.size()) << text << " " << n;
+      }
+    }
+  }
+  EXPECT_EQ(RangeFprBound(14, 16), 16.0 / 4096);
+  EXPECT_EQ(RangeFprBound(10, 256), 1.0);
 }
 
 TEST(RangeFilterTest, SpanOfBlocksAnswered) {

@@ -51,6 +51,7 @@ constexpr char kCommands[] =
     "  sstfilter params --keys=N --fpr=P [--kind=K]\n"
     "      bits per key, probes or fingerprint bits, bytes and expected FPR\n"
     "      of the smallest filter of each kind that reaches FPR P for N keys\n"
+    "      (--kind=range: the range filter, for ranges of 1 to 4096 images)\n"
     "  sstfilter params --levels=N,N,... [--bits=B] [--kind=K]\n"
     "      bits per key of each level's filter that make the fewest false\n"
     "      positives per absent lookup for B bits per key in all\n"
@@ -145,6 +146,7 @@ int Main(int argc, char** argv) {
       return Usage("--fpr must be within (0, 1), got " +
                    std::to_string(FLAGS_fpr));
     }
+    if (FLAGS_kind == "range") return RangeParams(FLAGS_keys, FLAGS_fpr);
     return Params(FLAGS_keys, FLAGS_fpr, FLAGS_kind);
   }
   if (command == "inspect") {

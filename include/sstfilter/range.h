@@ -97,6 +97,20 @@ uint64_t KeySegmentImage(std::string_view key, uint32_t offset, uint32_t len);
 // kNoUpperBound) asks about every key >= lower.
 inline constexpr std::optional<std::string_view> kNoUpperBound = std::nullopt;
 
+// The size in bytes of the filter `spec` writes for `distinct_images`
+// distinct images (assuming distinct hashes, the usual case; colliding
+// hashes only shrink it); 0 for more than 2^32 - 1.
+size_t RangeFilterSize(const RangeFilterSpec& spec, uint64_t distinct_images);
+
+// The bound on the FPR of an empty range of `range_length` images:
+// min(1, range_length / 2^(bits_per_key - 2)). Ranges that span more than
+// 16 blocks of the filter read "may contain" (see max_range).
+double RangeFprBound(double bits_per_key, uint64_t range_length);
+
+// The user-collected table property under which RocksDB's range collector
+// stores a table's range filter (sstfilter/rocksdb.h).
+inline constexpr const char kRangePropertyName[] = "sstfilter.range";
+
 // Collects the images of a set of keys, then encodes their range filter.
 // Grammar of calls: ((AddKey | AddImage)* Finish)*. Keys in any order,
 // repeated or empty. Memory: 8 bytes per key added until Finish.

@@ -54,6 +54,7 @@
 #include <optional>
 #include <string>
 
+#include "sstfilter/range.h"
 #include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
@@ -147,7 +148,7 @@ rocksdb::Status NewRocksDBLevelListener(
 // default RangeFilterSpec) and the property that holds the filter.
 inline constexpr const char kRocksDBRangeCollectorId[] =
     "sstfilter.range_collector";
-inline constexpr const char kRocksDBRangeProperty[] = "sstfilter.range";
+inline constexpr auto& kRocksDBRangeProperty = kRangePropertyName;
 
 // Makes the collector factory for a range spec ("range:14:len=8"). On error
 // *out is unchanged and the InvalidArgument names the problem. Tables with

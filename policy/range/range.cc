@@ -161,7 +161,63 @@ uint64_t KeySegmentImage(std::string_view key, uint32_t offset, uint32_t len) {
   return v;
 }
 
-// ---- builder -------------------------------------------------------------
+// ---- plan and builder ----------------------------------------------------
+
+namespace {
+
+struct RangePlan {
+  uint64_t universe;  // r
+  int low_bits;       // l
+  int block_shift;    // s
+};
+
+// r = n * 2^(B-2) for n distinct images (at least 1): < 2^62 since
+// n < 2^32 and B <= 32. l = floor(log2(r / n)) >= 2, 2^s <= r / 2.
+RangePlan PlanRange(const RangeFilterSpec& spec, uint64_t distinct) {
+  const uint64_t n = std::max<uint64_t>(distinct, 1);
+  RangePlan p;
+  p.universe = static_cast<uint64_t>(
+      std::ceil(static_cast<long double>(n) *
+                std::exp2(static_cast<long double>(spec.bits_per_key) - 2)));
+  p.low_bits = internal::FloorLog2(p.universe / n);
+  p.block_shift = std::min(internal::CeilLog2(spec.max_range),
+                           internal::FloorLog2(p.universe) - 1);
+  return p;
+}
+
+internal::Trailer RangeTrailer(const RangeFilterSpec& spec, const RangePlan& p,
+                               uint64_t count, uint64_t payload_size) {
+  internal::Trailer t;
+  t.kind = FilterKind::kRange;
+  t.payload_size = payload_size;
+  t.seed = spec.seed;
+  t.params[0] = static_cast<uint8_t>(spec.len);
+  t.params[1] = static_cast<uint8_t>(spec.offset);
+  t.params[2] = static_cast<uint8_t>(spec.offset >> 8);
+  t.params[3] = static_cast<uint8_t>(p.block_shift);
+  t.params[4] = static_cast<uint8_t>(p.low_bits);
+  internal::EncodeFixed64(t.params + 5, p.universe);
+  internal::EncodeFixed32(t.params + 13, static_cast<uint32_t>(count));
+  t.params_size = internal::kRangeParamsSize;
+  return t;
+}
+
+}  // namespace
+
+size_t RangeFilterSize(const RangeFilterSpec& spec, uint64_t distinct_images) {
+  if (distinct_images > std::numeric_limits<uint32_t>::max()) return 0;
+  const RangePlan p = PlanRange(spec, distinct_images);
+  const uint64_t payload =
+      internal::MakeRangeLayout(distinct_images, p.universe, p.low_bits)
+          .PayloadSize();
+  return payload +
+         internal::TrailerSize(RangeTrailer(spec, p, distinct_images, payload));
+}
+
+double RangeFprBound(double bits_per_key, uint64_t range_length) {
+  return std::min(
+      1.0, static_cast<double>(range_length) / std::exp2(bits_per_key - 2));
+}
 
 void RangeFilterBuilder::Finish(std::string* dst) {
   std::vector<uint64_t> v;
@@ -171,16 +227,10 @@ void RangeFilterBuilder::Finish(std::string* dst) {
   // A table of 2^32 distinct images or more: no filter, which reads as
   // "may contain" everywhere.
   if (v.size() > std::numeric_limits<uint32_t>::max()) return;
-
-  // r = n * 2^(B-2) for n distinct images (at least 1): < 2^62 since
-  // n < 2^32 and B <= 32. l = floor(log2(r / n)) >= 2, 2^s <= r / 2.
-  const uint64_t n = std::max<uint64_t>(v.size(), 1);
-  const uint64_t universe = static_cast<uint64_t>(
-      std::ceil(static_cast<long double>(n) *
-                std::exp2(static_cast<long double>(spec_.bits_per_key) - 2)));
-  const int low_bits = internal::FloorLog2(universe / n);
-  const int block_shift = std::min(internal::CeilLog2(spec_.max_range),
-                                   internal::FloorLog2(universe) - 1);
+  const RangePlan plan = PlanRange(spec_, v.size());
+  const uint64_t universe = plan.universe;
+  const int low_bits = plan.low_bits;
+  const int block_shift = plan.block_shift;
   for (uint64_t& x : v) {
     x = internal::RangeHash(x, block_shift, spec_.seed, universe);
   }
@@ -220,19 +270,8 @@ void RangeFilterBuilder::Finish(std::string* dst) {
   for (uint64_t w : upper) internal::EncodeFixed64(p, w), p += 8;
   for (uint32_t s : samples) internal::EncodeFixed32(p, s), p += 4;
 
-  internal::Trailer t;
-  t.kind = FilterKind::kRange;
-  t.payload_size = layout.PayloadSize();
-  t.seed = spec_.seed;
-  t.params[0] = static_cast<uint8_t>(spec_.len);
-  t.params[1] = static_cast<uint8_t>(spec_.offset);
-  t.params[2] = static_cast<uint8_t>(spec_.offset >> 8);
-  t.params[3] = static_cast<uint8_t>(block_shift);
-  t.params[4] = static_cast<uint8_t>(low_bits);
-  internal::EncodeFixed64(t.params + 5, universe);
-  internal::EncodeFixed32(t.params + 13, static_cast<uint32_t>(v.size()));
-  t.params_size = internal::kRangeParamsSize;
-  internal::AppendTrailer(t, dst);
+  internal::AppendTrailer(
+      RangeTrailer(spec_, plan, v.size(), layout.PayloadSize()), dst);
 }
 
 // ---- reader --------------------------------------------------------------
