@@ -23,6 +23,11 @@ bool DecodeEmpty(const Trailer& t, const uint8_t*, DecodedFilter* out) {
   return true;
 }
 
+// A kind the point reader does not read (the range kind): "may match".
+bool DecodeNotAPointFilter(const Trailer&, const uint8_t*, DecodedFilter*) {
+  return false;
+}
+
 KindPlan PlanCuckooKind(const FilterSpec& spec, uint64_t n, bool) {
   return PlanCuckoo(spec, n);  // the plan always has its FPR: it is cheap
 }
@@ -60,6 +65,12 @@ const KindRow kKindTable[] = {
     {FilterKind::kRibbon, "ribbon", 2, 32, "ribbon:10", true, PlanRibbonKind,
      NewRibbonBuilder, DecodeRibbon,
      "ribbon: a GF(2) linear system, near log2(1/FPR) bits per key"},
+    // Not a point filter: its own spec, builder and reader (policy/range/);
+    // a point reader answers "may match" for its bytes.
+    {FilterKind::kRange, "range", 0, 0, "", false, nullptr, nullptr,
+     DecodeNotAPointFilter,
+     "range filter (sstfilter/range.h, range:<bits>): may a table hold a key "
+     "in [lower, upper), so RocksDB scans skip it"},
 };
 constexpr size_t kNumKinds = sizeof(kKindTable) / sizeof(kKindTable[0]);
 

@@ -20,6 +20,11 @@ inline constexpr int kUsageError = 2;
 // reaching `fpr` for `keys` keys. REQUIRES: keys > 0, 0 < fpr < 1.
 int Params(uint64_t keys, double fpr, const std::string& kind);
 
+// The same for the range kind (sstfilter/range.h): bits per key and bytes
+// of a range filter of `keys` distinct images whose empty ranges of 1, 16,
+// 256 and 4096 images read "may contain" with probability at most `fpr`.
+int RangeParams(uint64_t keys, double fpr);
+
 // Prints the bits per key PlanLevelBits gives each run of a tree with
 // `levels` keys per run (each L0 file its own run), at `bits` bits per key
 // on average, for every static kind or `kind` only, beside uniform bits.

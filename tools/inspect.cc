@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sstfilter/filter.h"
+#include "sstfilter/range.h"
 #include "sstfilter/spec.h"
 #include "tools/commands.h"
 #include "tools/leveldb_table.h"
@@ -214,6 +215,27 @@ bool IsSstfilterPolicy(const std::string& name) {
   return name == kFamilyName || name.rfind(kPolicyPrefix, 0) == 0;
 }
 
+// The range filter the table's properties carry (sstfilter/range.h), if
+// any: scans skip the table where it says no key lies in their range.
+void PrintRangeFilter(const rocksdb::TableProperties& p) {
+  const auto it = p.user_collected_properties.find(kRangePropertyName);
+  if (it == p.user_collected_properties.end()) return;
+  const RangeFilterReader r = RangeFilterReader::Open(it->second);
+  if (!r.valid()) {
+    std::printf("  range filter:      unreadable (%zu bytes): never skipped\n",
+                it->second.size());
+    return;
+  }
+  std::printf(
+      "  range filter:      %zu bytes, %llu hashes, segment offset %u len %u, "
+      "%.2f bits per key\n",
+      it->second.size(), static_cast<unsigned long long>(r.num_entries()),
+      r.offset(), r.len(),
+      p.num_entries > 0 ? 8.0 * static_cast<double>(it->second.size()) /
+                              static_cast<double>(p.num_entries)
+                        : 0.0);
+}
+
 // Prints one file's report; false if it cannot be read as an SST.
 bool InspectFile(const std::string& path, Levels* levels) {
   if (IsLevelDBTable(path)) return InspectLevelDBTable(path);
@@ -248,6 +270,8 @@ bool InspectFile(const std::string& path, Levels* levels) {
       !p.prefix_extractor_name.empty()) {
     std::printf("  prefix extractor:  %s\n", p.prefix_extractor_name.c_str());
   }
+
+  PrintRangeFilter(p);
 
   if (p.filter_policy_name.empty()) {
     std::printf(

@@ -54,6 +54,7 @@ constexpr char kCommands[] =
     "  sstfilter params --keys=N --fpr=P [--kind=K]\n"
     "      bits per key, probes or fingerprint bits, bytes and expected FPR\n"
     "      of the smallest filter of each kind that reaches FPR P for N keys\n"
+    "      (--kind=range: the range filter, for ranges of 1 to 4096 images)\n"
     "  sstfilter params --levels=N,N,... [--bits=B] [--kind=K]\n"
     "      bits per key of each level's filter that make the fewest false\n"
     "      positives per absent lookup for B bits per key in all\n"
@@ -165,6 +166,7 @@ int RunParams(const std::vector<std::string>& args) {
   if (s.ok() && keys == 0) s = needs_keys;
   if (s.ok()) s = CheckFpr();
   if (!s.ok()) return Usage(s.message());
+  if (FLAGS_kind == "range") return RangeParams(keys, FLAGS_fpr);
   return Params(keys, FLAGS_fpr, FLAGS_kind);
 }
 

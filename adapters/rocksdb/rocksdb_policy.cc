@@ -330,7 +330,8 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
         guard->reset(p.release());
         return guard->get();
       });
-  return 1;
+  internal::RegisterRocksDBRangeCollector(library);
+  return 2;
 }
 
 }  // namespace sstfilter

@@ -43,12 +43,18 @@
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/listener.h>
+#include <rocksdb/options.h>
 #include <rocksdb/status.h>
+#include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/object_registry.h>
 
+#include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "sstfilter/range.h"
 #include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 
@@ -88,8 +94,9 @@ inline constexpr const char kSecretFileEnvVar[] = "SSTFILTER_SECRET_FILE";
 
 // Adds to `library` one factory of rocksdb::FilterPolicy that matches every
 // id starting with kRocksDBIdPrefix: a valid spec gives its policy, any
-// other such id an InvalidArgument error naming the problem. `arg` is
-// ignored. Returns the number of factories added (1). The signature is
+// other such id an InvalidArgument error naming the problem; and the
+// factory of the range collector, kRocksDBRangeCollectorId (below). `arg`
+// is ignored. Returns the number of factories added (2). The signature is
 // RocksDB's RegistrarFunc, so it also serves ObjectLibrary::Register and
 // ObjectRegistry::AddLibrary. Registering twice is harmless.
 //
@@ -117,6 +124,77 @@ rocksdb::Status NewRocksDBLevelListener(
     const std::shared_ptr<const rocksdb::FilterPolicy>& policy,
     std::shared_ptr<rocksdb::EventListener>* out,
     const std::string& column_family = rocksdb::kDefaultColumnFamilyName);
+
+// ---- Range filters: scans skip tables (sstfilter/range.h) ----------------
+//
+// A table properties collector stores a range filter of every key a table
+// holds in the table's user-collected properties; a RocksDBRangeScan's
+// ReadOptions::table_filter then skips, for one iterator over
+// [lower, upper), every table whose filter says it holds no key there.
+// Only iterators are affected; point filters work as before, beside it.
+//
+//   std::shared_ptr<rocksdb::TablePropertiesCollectorFactory> collector;
+//   s = sstfilter::NewRocksDBRangeCollectorFactory("range:14", &collector);
+//   options.table_properties_collector_factories.push_back(collector);
+//   ...
+//   sstfilter::RocksDBRangeScan scan("user0042", "user0043");
+//   rocksdb::ReadOptions ro;
+//   scan.Apply(&ro);  // bounds and table_filter; scan outlives the iterator
+//   std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
+//   for (it->Seek("user0042"); it->Valid(); it->Next()) { ... }
+
+// The collector's id (OPTIONS files: table_properties_collectors=
+// {id=sstfilter.range_collector;spec=range:14:len=8}; without spec= the
+// default RangeFilterSpec) and the property that holds the filter.
+inline constexpr const char kRocksDBRangeCollectorId[] =
+    "sstfilter.range_collector";
+inline constexpr auto& kRocksDBRangeProperty = kRangePropertyName;
+
+// Makes the collector factory for a range spec ("range:14:len=8"). On error
+// *out is unchanged and the InvalidArgument names the problem. Tables with
+// range tombstones get no filter (they are never skipped). The collector
+// keeps 8 bytes per key of the table being written until it is finished.
+rocksdb::Status NewRocksDBRangeCollectorFactory(
+    const std::string& spec,
+    std::shared_ptr<rocksdb::TablePropertiesCollectorFactory>* out);
+
+// One scan's bounds [lower, upper) (no upper bound: std::nullopt) and its
+// table filter. Apply sets a ReadOptions' iterate_lower_bound,
+// iterate_upper_bound and table_filter, which then point into this
+// object: it must outlive every iterator made with them, and the iterator
+// then returns exactly the keys a scan without the filter returns.
+// A table is read unless its filter exists, it has no range tombstones,
+// and its filter says no key of [lower, upper) (MayContainKeys). Thread-
+// safe; not copyable.
+class RocksDBRangeScan {
+ public:
+  explicit RocksDBRangeScan(std::string lower,
+                            std::optional<std::string> upper = std::nullopt);
+  RocksDBRangeScan(const RocksDBRangeScan&) = delete;
+  RocksDBRangeScan& operator=(const RocksDBRangeScan&) = delete;
+
+  void Apply(rocksdb::ReadOptions* options) const;
+  // The table filter: false if the table certainly holds no key in range.
+  bool MayContain(const rocksdb::TableProperties& props) const;
+
+  // Tables the filter was asked about, and those it skipped, so far.
+  uint64_t tables_checked() const { return tables_checked_.load(); }
+  uint64_t tables_skipped() const { return tables_skipped_.load(); }
+
+ private:
+  const std::string lower_;
+  const std::optional<std::string> upper_;
+  const rocksdb::Slice lower_slice_;
+  const rocksdb::Slice upper_slice_;
+  const std::function<bool(const rocksdb::TableProperties&)> filter_;
+  mutable std::atomic<uint64_t> tables_checked_{0};
+  mutable std::atomic<uint64_t> tables_skipped_{0};
+};
+
+namespace internal {
+// Adds the collector's factory (RegisterRocksDBFilterPolicies calls it).
+void RegisterRocksDBRangeCollector(rocksdb::ObjectLibrary& library);
+}  // namespace internal
 
 }  // namespace sstfilter
 

@@ -41,6 +41,7 @@ enum class FilterKind : uint8_t {
   kCountingBloom = 4,  // serialized counting Bloom (mutable form)
   kDynamicCuckoo = 5,  // serialized dynamic cuckoo (mutable form)
   kRibbon = 6,         // solution of a GF(2) linear system, near log2(1/FPR)
+  kRange = 7,          // range filter (sstfilter/range.h); no point builder
 };
 
 // The prefix of the name of every sstfilter policy an engine sees
@@ -48,10 +49,11 @@ enum class FilterKind : uint8_t {
 inline constexpr const char kPolicyPrefix[] = "sstfilter.";
 
 // "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
-// "dynamic_cuckoo", "ribbon", or "unknown".
+// "dynamic_cuckoo", "ribbon", "range", or "unknown".
 const char* FilterKindName(FilterKind kind);
 
-// Every kind this version reads, in kind-byte order, kEmpty excluded.
+// Every kind this version reads, in kind-byte order, kEmpty excluded (the
+// range kind with RangeFilterReader, sstfilter/range.h, not FilterReader).
 const std::vector<FilterKind>& FilterKinds();
 // The kinds a spec may name (those with a builder), in kind-byte order:
 // what "every kind" means to tools, benchmarks and tests.
