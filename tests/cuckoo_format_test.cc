@@ -15,11 +15,15 @@
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/mutable.h"
+#include "tests/by_the_book.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
 namespace {
 
+using by_the_book::Bit;
+using by_the_book::FastRange;
+using by_the_book::Mix64;
 using test::AbsentKey;
 using test::Hex;
 using test::Key;
@@ -133,24 +137,6 @@ TEST(CuckooFormatTest, GoldenDynamicCuckoo) {
 
 // --- a second implementation, from docs/FORMAT.md ---------------------------
 
-uint64_t FastRange(uint64_t h, uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
-}
-
-uint64_t Fmix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
-
-// Bit j of the payload, LSB-first.
-unsigned Bit(std::string_view payload, uint64_t j) {
-  return (static_cast<uint8_t>(payload[j / 8]) >> (j % 8)) & 1;
-}
-
 struct Parsed {
   int kind = -1;
   std::string_view payload;
@@ -189,7 +175,7 @@ bool CuckooByTheBook(const Parsed& p, uint64_t h) {
   const int f = static_cast<uint8_t>(p.params[0]);
   const uint64_t salt = static_cast<uint8_t>(p.params[1]);
   const uint64_t n = 2 * p.payload.size() / f;  // buckets
-  const uint64_t x = salt == 0 ? h : Fmix(h + salt * 0x9E3779B97F4A7C15ull);
+  const uint64_t x = salt == 0 ? h : Mix64(h + salt * 0x9E3779B97F4A7C15ull);
   const uint64_t b1 = FastRange(x, n);
   const uint64_t tag =
       1 + ((x & 0xffffffffull) * ((uint64_t{1} << f) - 1) >> 32);

@@ -1,9 +1,11 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // A second implementation of the blocked Bloom and ribbon kinds (dense,
-// compact dense, banded), written from docs/FORMAT.md alone: trailers
-// (full and compact), hashing and the match rules, bit by bit, with no code
-// shared with the reader. It must agree with FilterReader on every key.
+// compact dense, banded, segmented), written from docs/FORMAT.md alone:
+// trailers (full and compact), hashing and the match rules, bit by bit, with
+// no code shared with the reader. It must agree with FilterReader on every
+// key. (The banded form, which builders no longer write for the spec's
+// defaults, is built through the ribbon builder's internal options.)
 
 #include <gtest/gtest.h>
 
@@ -11,30 +13,27 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "policy/ribbon/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "tests/by_the_book.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
 namespace {
 
+using by_the_book::Bit;
+using by_the_book::FastRange;
+using by_the_book::Mix64;
 using test::AbsentKey;
 using test::Key;
 
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
-uint64_t FastRange(uint64_t h, uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(h) * n) >> 64);
-}
-
 uint8_t Byte(std::string_view s, uint64_t i) {
   return static_cast<uint8_t>(s.at(i));
-}
-
-// Bit j of `payload`, LSB-first ("Bits are numbered LSB-first").
-unsigned Bit(std::string_view payload, uint64_t j) {
-  return (Byte(payload, j / 8) >> (j % 8)) & 1;
 }
 
 uint64_t Word(std::string_view payload, uint64_t i) {
@@ -44,10 +43,24 @@ uint64_t Word(std::string_view payload, uint64_t i) {
   return w;
 }
 
+// A little-endian u32 at byte `i`.
+uint64_t U32(std::string_view s, uint64_t i) {
+  uint64_t v = 0;
+  for (int b = 0; b < 4; b++) v |= uint64_t{Byte(s, i + b)} << (8 * b);
+  return v;
+}
+
 unsigned Parity(uint64_t x) {
   unsigned p = 0;
   for (; x != 0; x &= x - 1) p ^= 1;
   return p;
+}
+
+using U128 = unsigned __int128;
+
+unsigned Parity128(U128 x) {
+  return Parity(static_cast<uint64_t>(x)) ^
+         Parity(static_cast<uint64_t>(x >> 64));
 }
 
 struct Filter {
@@ -173,7 +186,57 @@ bool BandedByTheBook(std::string_view payload, uint64_t blocks, uint64_t salt,
   return true;
 }
 
-enum class Form { kDense, kCompactDense, kBanded };
+// The segmented form (form 2): a directory of S + 1 entries, then W
+// columns of 16 bytes. Returns true ("may match") for anything the
+// document says a reader refuses.
+bool SegmentedByTheBook(std::string_view payload, uint64_t r, uint64_t segs,
+                        uint64_t h) {
+  if (r < 1 || r > 32 || segs == 0) return true;
+  const uint64_t dir = 8 * (segs + 1);
+  if (payload.size() < dir || (payload.size() - dir) % 16 != 0) return true;
+  const uint64_t columns = (payload.size() - dir) / 16;
+  auto first_column = [&](uint64_t e) { return U32(payload, 8 * e); };
+  auto first_block = [&](uint64_t e) { return U32(payload, 8 * e + 4) >> 8; };
+  auto salt = [&](uint64_t e) { return U32(payload, 8 * e + 4) & 0xff; };
+  if (first_column(0) != 0 || first_block(0) != 0 ||
+      first_column(segs) != columns || salt(segs) != 0) {
+    return true;
+  }
+  const uint64_t i = ((h & 0xffffffffull) * segs) >> 32;
+  const uint64_t c0 = first_column(i), c1 = first_column(i + 1);
+  const uint64_t t0 = first_block(i), t1 = first_block(i + 1);
+  if (t1 < t0 + 2 || c1 < c0 || c1 > columns) return true;
+  const uint64_t blocks = t1 - t0, n_cols = c1 - c0;
+  if (n_cols < r * blocks) return true;
+  const uint64_t k = n_cols - r * blocks;
+  if (k > blocks || (r == 32 && k != 0)) return true;
+
+  const uint64_t a = Mix64(h ^ (salt(i) * kGolden));
+  const RibbonKey low = RibbonRowByTheBook(a, 0);
+  uint64_t y = (a + kGolden) * 0xbf58476d1ce4e5b9ull;
+  y ^= y >> 28;
+  y *= 0x94d049bb133111ebull;
+  const uint64_t row_hi = y ^ (y >> 31);
+  const U128 row = (U128{row_hi} << 64) | low.row | 1;
+  const uint64_t s = FastRange(a, 128 * (blocks - 1));
+  const uint64_t q = s / 128, o = s % 128;
+  auto start = [&](uint64_t t) {
+    return c0 + t * r + (t > blocks - k ? t - (blocks - k) : 0);
+  };
+  auto column = [&](uint64_t c) {
+    return (U128{Word(payload, (dir + 16 * c) / 8 + 1)} << 64) |
+           Word(payload, (dir + 16 * c) / 8);
+  };
+  const uint64_t c = q >= blocks - k ? r + 1 : r;
+  for (uint64_t j = 0; j < c; j++) {
+    const U128 lo = column(start(q) + j), hi = column(start(q + 1) + j);
+    const U128 seg = (lo & (row << o)) ^ (o == 0 ? 0 : hi & (row >> (128 - o)));
+    if (Parity128(seg) != ((low.fp >> j) & 1)) return false;
+  }
+  return true;
+}
+
+enum class Form { kDense, kCompactDense, kBanded, kSegmented };
 
 bool RibbonByTheBook(const Filter& f, uint64_t h, Form* form) {
   if (f.compact) {
@@ -188,6 +251,11 @@ bool RibbonByTheBook(const Filter& f, uint64_t h, Form* form) {
   }
   const std::string& p = f.params;
   if (p.size() != 6) return false;
+  if (p[0] == 2) {  // segmented: u8 r, u32le S
+    *form = Form::kSegmented;
+    return SegmentedByTheBook(f.payload, static_cast<uint8_t>(p[1]), U32(p, 2),
+                              h);
+  }
   const uint64_t salt = static_cast<uint8_t>(p[1]);
   if (p[0] == 0) {
     const uint64_t m = static_cast<uint8_t>(p[2]),
@@ -199,9 +267,7 @@ bool RibbonByTheBook(const Filter& f, uint64_t h, Form* form) {
     *form = Form::kDense;
     return DenseByTheBook(f.payload, 0, m, r, salt, h);
   }
-  uint64_t blocks = 0;
-  for (int i = 0; i < 4; i++)
-    blocks |= uint64_t{static_cast<uint8_t>(p[2 + i])} << (8 * i);
+  const uint64_t blocks = U32(p, 2);
   const uint64_t words = f.payload.size() / 8;
   if (p[0] != 1 || blocks < 2 || f.payload.size() % 8 != 0 ||
       words / blocks < 1 || words / blocks > 32 ||
@@ -212,48 +278,164 @@ bool RibbonByTheBook(const Filter& f, uint64_t h, Form* form) {
   return BandedByTheBook(f.payload, blocks, salt, h);
 }
 
-// Builds `spec` over n keys and checks the second implementation against
-// FilterReader on the keys and on as many absent keys. Returns the form.
-Form ExpectRibbonAgrees(const char* spec, uint64_t n) {
-  SCOPED_TRACE(std::string(spec) + " n=" + std::to_string(n));
-  const std::string bytes = test::BuildFilter(test::MustParse(spec), n);
+// The banded form (form 1), which builders wrote for n > 64 keys before the
+// segmented form and still write where it does not apply: Key(0 .. n-1)
+// hashed with the spec's seed, through the builder's internal options.
+std::string BuildBanded(const FilterSpec& spec, uint64_t n) {
+  std::vector<uint64_t> hashes;
+  for (uint64_t i = 0; i < n; i++) hashes.push_back(Hash64(Key(i), spec.seed));
+  internal::RibbonBuildOptions banded;
+  banded.segmented = false;
+  std::string bytes;
+  internal::AppendRibbonFilter(spec, hashes, &bytes, banded);
+  return bytes;
+}
+
+// What a ribbon filter is, read by the book: its form and, if segmented,
+// its columns per block `r` and segments `S` (the kind params).
+struct RibbonShape {
+  Form form = Form::kDense;
+  uint64_t r = 0, segments = 0;
+};
+
+// Checks the second implementation against FilterReader on `bytes`, the
+// filter of Key(0 .. n-1), on the keys and on as many absent keys (at
+// least 3000).
+RibbonShape ExpectRibbonAgrees(const std::string& bytes, uint64_t n) {
   Filter f;
   EXPECT_TRUE(ParseByTheBook(bytes, &f));
   EXPECT_EQ(f.kind, 6);
   const FilterReader r = FilterReader::Open(bytes);
   EXPECT_TRUE(r.valid());
-  Form form = Form::kDense;
+  RibbonShape shape;
   int absent_matches = 0;
   const uint64_t probes = n < 3000 ? 3000 : n;
   for (uint64_t i = 0; i < probes; i++) {
     const std::string present = Key(i % n), absent = AbsentKey(i);
-    EXPECT_TRUE(RibbonByTheBook(f, Hash64(present, f.seed), &form));
+    EXPECT_TRUE(RibbonByTheBook(f, Hash64(present, f.seed), &shape.form));
     EXPECT_TRUE(r.MayMatch(present));
-    const bool book = RibbonByTheBook(f, Hash64(absent, f.seed), &form);
+    const bool book = RibbonByTheBook(f, Hash64(absent, f.seed), &shape.form);
     EXPECT_EQ(book, r.MayMatch(absent)) << absent;
     absent_matches += book;
   }
   // Absent keys reach the columns: most fail.
   EXPECT_LT(absent_matches, static_cast<int>(probes / 2));
-  return form;
+  if (shape.form == Form::kSegmented) {
+    shape.r = static_cast<uint8_t>(f.params[1]);
+    shape.segments = U32(f.params, 2);
+  }
+  return shape;
+}
+
+// The same for the filter a builder of `spec` writes.
+RibbonShape ExpectRibbonAgrees(const char* spec, uint64_t n) {
+  SCOPED_TRACE(std::string(spec) + " n=" + std::to_string(n));
+  return ExpectRibbonAgrees(test::BuildFilter(test::MustParse(spec), n), n);
+}
+Form ExpectBandedAgrees(const char* spec, uint64_t n) {
+  SCOPED_TRACE(std::string(spec) + " banded n=" + std::to_string(n));
+  return ExpectRibbonAgrees(BuildBanded(test::MustParse(spec), n), n).form;
 }
 
 TEST(FormatDecoderTest, RibbonFromTheDocumentAgreesWithTheReader) {
   // Dense with a full trailer (a seed, or the golden 5-key filter).
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:8.5", 5), Form::kDense);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:10:seed=3", 33), Form::kDense);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:7.3:seed=11", 64), Form::kDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:8.5", 5).form, Form::kDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:10:seed=3", 33).form, Form::kDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:7.3:seed=11", 64).form, Form::kDense);
   // Compact dense: LevelDB's sizes, a padded tiny filter, r > 16 (the
   // header's bit 6).
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:10", 33), Form::kCompactDense);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:9.7", 36), Form::kCompactDense);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:10", 6), Form::kCompactDense);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:24", 30), Form::kCompactDense);
-  // Banded: integer and fractional columns (k > 0), a seed, 32 columns.
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:9.5", 2000), Form::kBanded);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:7.3", 100000), Form::kBanded);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:12:seed=5", 3000), Form::kBanded);
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:32", 5000), Form::kBanded);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:10", 33).form, Form::kCompactDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:9.7", 36).form, Form::kCompactDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:10", 6).form, Form::kCompactDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:24", 30).form, Form::kCompactDense);
+  // Banded (written through the builder's internal options): integer and
+  // fractional columns (k > 0), a seed, 32 columns.
+  EXPECT_EQ(ExpectBandedAgrees("ribbon:9.5", 2000), Form::kBanded);
+  EXPECT_EQ(ExpectBandedAgrees("ribbon:7.3", 100000), Form::kBanded);
+  EXPECT_EQ(ExpectBandedAgrees("ribbon:12:seed=5", 3000), Form::kBanded);
+  EXPECT_EQ(ExpectBandedAgrees("ribbon:32", 5000), Form::kBanded);
+}
+
+TEST(FormatDecoderTest, SegmentedRibbonFromTheDocumentAgreesWithTheReader) {
+  struct Case {
+    const char* spec;
+    uint64_t n, r, segments;
+  };
+  // One segment (small and the largest, 2^15 keys), several (n > 2^15, the last
+  // one short), seeded, r = 1 and r = 31 (the most the form takes), whole
+  // and fractional bits per key (extra columns in the last blocks).
+  const Case cases[] = {
+      {"ribbon:9.5", 1000, 9, 1},
+      {"ribbon:9.5", 2000, 9, 1},
+      {"ribbon:10", 32768, 9, 1},
+      {"ribbon:7.3", 100000, 7, 4},
+      {"ribbon:12:seed=5", 3000, 11, 1},
+      {"ribbon:8.6:seed=77", 70000, 8, 3},
+      {"ribbon:2", 40000, 1, 2},
+      {"ribbon:32", 5000, 31, 1},
+      {"ribbon:31.9:seed=3", 40000, 31, 2},
+  };
+  for (const Case& c : cases) {
+    const RibbonShape shape = ExpectRibbonAgrees(c.spec, c.n);
+    EXPECT_EQ(shape.form, Form::kSegmented) << c.spec << " n=" << c.n;
+    EXPECT_EQ(shape.r, c.r) << c.spec << " n=" << c.n;
+    EXPECT_EQ(shape.segments, c.segments) << c.spec << " n=" << c.n;
+  }
+}
+
+// A damaged directory (the trailer does not cover the payload): the rules
+// under which the document says a reader answers "may match", for the
+// whole filter or for the keys of one segment, agree with the reader.
+TEST(FormatDecoderTest, SegmentedDirectoryRulesAgreeWithTheReader) {
+  const std::string good =
+      test::BuildFilter(test::MustParse("ribbon:7.3"), 100000);  // S = 4
+  // Entry e is payload bytes 8e .. 8e + 7: u32le C_e, salt_e, u24le T_e.
+  struct Damage {
+    const char* what;
+    uint64_t byte;   // of the payload
+    int value;       // -1: copy entry 1's byte (T_2 = T_1: B_1 = 0)
+    bool all_match;  // every key "may match" (else segments 1 and 2 only)
+  };
+  const Damage damages[] = {
+      {"salt byte of entry S", 8 * 4 + 4, 1, true},
+      {"C_0 not 0", 0, 1, true},
+      {"T_0 not 0", 5, 1, true},
+      {"C_S not W", 8 * 4 + 1, 0xff, true},
+      // C_2 past W (segment 1), so columns decrease (segment 2).
+      {"C_2 past W", 8 * 2 + 3, 0x7f, false},
+      // B_1 = 0; segment 2 then has too few columns for its blocks.
+      {"T_2 = T_1", 8 * 2 + 5, -1, false},
+  };
+  for (const Damage& d : damages) {
+    SCOPED_TRACE(d.what);
+    std::string bytes = good;
+    if (d.value >= 0) {
+      bytes[d.byte] = static_cast<char>(d.value);
+    } else {
+      for (int i = 0; i < 3; i++) bytes[d.byte + i] = bytes[d.byte - 8 + i];
+    }
+    Filter f;
+    ASSERT_TRUE(ParseByTheBook(bytes, &f));
+    const FilterReader r = FilterReader::Open(bytes);
+    Form form = Form::kDense;
+    int matches = 0;
+    for (uint64_t i = 0; i < 4000; i++) {
+      const std::string present = Key(i), absent = AbsentKey(i);
+      ASSERT_EQ(RibbonByTheBook(f, Hash64(present, 0), &form),
+                r.MayMatch(present));
+      const bool book = RibbonByTheBook(f, Hash64(absent, 0), &form);
+      ASSERT_EQ(book, r.MayMatch(absent)) << absent;
+      matches += book;
+    }
+    ASSERT_EQ(form, Form::kSegmented);
+    // All keys, or the half in two segments of four plus ~1% elsewhere.
+    if (d.all_match) {
+      EXPECT_EQ(matches, 4000);
+    } else {
+      EXPECT_GT(matches, 1800);
+      EXPECT_LT(matches, 2300);
+    }
+  }
 }
 
 TEST(FormatDecoderTest, BlockedBloomFromTheDocumentAgreesWithTheReader) {
