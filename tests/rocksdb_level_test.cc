@@ -494,17 +494,91 @@ void ExpectKeys(rocksdb::DB* db, uint64_t range, int batches) {
   ReadAbsent(db, range, MissingKey, false);
 }
 
-TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
-  const FilterSpec spec = Spec();
+// How a test attaches the level listener: in code (NewRocksDBLevelListener),
+// or with the policy from option strings (kLevelListenerId) and, at each
+// reopen, from the OPTIONS file RocksDB wrote, as a user with no code.
+enum class Attach { kCode, kOptions };
+
+// A registry with sstfilter's ids, as the plugin gives the stock tools.
+rocksdb::ConfigOptions SstfilterConfig() {
+  rocksdb::ConfigOptions co;
+  co.registry = rocksdb::ObjectRegistry::NewInstance();
+  co.registry->AddLibrary("sstfilter", RegisterRocksDBFilterPolicies, "");
+  return co;
+}
+
+// The exact line of docs/ROCKSDB.md.
+const std::string kListenerLine =
+    std::string("listeners={") + kLevelListenerId + "}";
+
+// `o` with the policy `text` and the level listener set by option strings.
+void ConfigureFromStrings(const std::string& text, rocksdb::Options* o) {
+  const rocksdb::ConfigOptions co = SstfilterConfig();
+  rocksdb::DBOptions db;
+  rocksdb::ColumnFamilyOptions cf;
+  ASSERT_TRUE(rocksdb::GetDBOptionsFromString(co, *o, kListenerLine, &db).ok());
+  ASSERT_TRUE(rocksdb::GetColumnFamilyOptionsFromString(
+                  co, *o,
+                  "block_based_table_factory={filter_policy={" +
+                      MustPolicy(text)->GetId() + "}}",
+                  &cf)
+                  .ok());
+  *o = rocksdb::Options(db, cf);
+  ASSERT_EQ(o->listeners.size(), 1u);
+  EXPECT_EQ(o->listeners[0]->GetId(), kLevelListenerId);
+}
+
+// The options of the OPTIONS file RocksDB last wrote in `dir`, which must
+// hold the listener line and the policy `text`.
+void LoadOptionsFile(const std::string& dir, const std::string& text,
+                     rocksdb::Options* o) {
+  rocksdb::DBOptions db;
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  ASSERT_TRUE(
+      rocksdb::LoadLatestOptions(SstfilterConfig(), dir, &db, &cfs).ok());
+  ASSERT_EQ(db.listeners.size(), 1u);
+  EXPECT_EQ(db.listeners[0]->GetId(), kLevelListenerId);
+  *o = rocksdb::Options(db, cfs[0].options);
+  const auto* bt =
+      o->table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  ASSERT_NE(bt, nullptr);
+  ASSERT_NE(bt->filter_policy, nullptr);
+  EXPECT_EQ(bt->filter_policy->GetId(), MustPolicy(text)->GetId());
+  // The file holds the line as docs/ROCKSDB.md writes it.
+  std::string file;
+  ASSERT_TRUE(
+      rocksdb::GetLatestOptionsFileName(dir, rocksdb::Env::Default(), &file)
+          .ok());
+  std::string contents;
+  ASSERT_TRUE(rocksdb::ReadFileToString(rocksdb::Env::Default(),
+                                        dir + "/" + file, &contents)
+                  .ok());
+  EXPECT_NE(contents.find("  " + kListenerLine + "\n"), std::string::npos)
+      << contents;
+}
+
+// by_level on the listener's tree: each new table gets the bits of its run
+// in the plan of the real tree, also after a reopen.
+void ListenerPlansOnTheRealTree(const std::string& text, Attach attach) {
+  FilterSpec spec;
+  ASSERT_TRUE(ParseFilterSpec(text, &spec).ok());
   ScratchDir dir;
   constexpr uint64_t kRange = 200000;  // base: 100000 keys; batches 10000
+  bool opened = false;
   auto open = [&](std::unique_ptr<rocksdb::DB>* db, bool compactions) {
     TableSetup t;
-    t.policy = MustPolicy(GetParam());
+    t.policy = MustPolicy(text);
     rocksdb::Options o = MakeOptions(t);
-    std::shared_ptr<rocksdb::EventListener> listener;
-    ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
-    o.listeners.push_back(listener);
+    if (attach == Attach::kCode) {
+      std::shared_ptr<rocksdb::EventListener> listener;
+      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
+      o.listeners.push_back(listener);
+    } else if (!opened) {
+      ConfigureFromStrings(text, &o);
+    } else {
+      LoadOptionsFile(dir.path(), text, &o);
+    }
+    opened = true;
     o.num_levels = 3;
     o.level0_file_num_compaction_trigger = 3;
     o.max_bytes_for_level_base = 1 << 30;  // only L0 -> L1 compactions
@@ -577,6 +651,14 @@ TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
   ExpectBits(db.get(), spec, 1, 0,
              PlannedBits(spec, runs, 0, spec.bits_per_key), "L1 after reopen");
   ExpectKeys(db.get(), kRange, batches);
+}
+
+TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
+  ListenerPlansOnTheRealTree(GetParam(), Attach::kCode);
+}
+
+TEST_P(RocksDBByLevelTest, ListenerFromOptionsPlansOnTheRealTree) {
+  ListenerPlansOnTheRealTree(GetParam(), Attach::kOptions);
 }
 
 // A tree RocksDB shapes itself from 200000 Puts, with 8 L0 files before a

@@ -187,10 +187,12 @@ TEST(RocksDBPolicyTest, UnregisteredIdsAreSilentlyDroppedByRocksDB) {
 
 TEST(RocksDBPolicyTest, RegistrationCountsAndBuiltinsStillWork) {
   auto library = std::make_shared<rocksdb::ObjectLibrary>("sstfilter");
-  EXPECT_EQ(library->Register(RegisterRocksDBFilterPolicies, ""), 1);
+  // The policies and the level listener.
+  EXPECT_EQ(library->Register(RegisterRocksDBFilterPolicies, ""), 2);
   EXPECT_EQ(library->GetFactoryCount(rocksdb::FilterPolicy::Type()), 1u);
+  EXPECT_EQ(library->GetFactoryCount(rocksdb::EventListener::Type()), 1u);
   // Registering twice is harmless.
-  EXPECT_EQ(RegisterRocksDBFilterPolicies(*library, ""), 1);
+  EXPECT_EQ(RegisterRocksDBFilterPolicies(*library, ""), 2);
   rocksdb::ConfigOptions co;
   co.registry = rocksdb::ObjectRegistry::NewInstance();
   co.registry->AddLibrary(library);
