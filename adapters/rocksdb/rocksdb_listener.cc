@@ -141,17 +141,16 @@ class TreeTracker {
     std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
     std::map<uint64_t, internal::BuiltFilter> live_filters;
     for (const LiveFile& f : files) {
+      // A job's input keeps its filter: a trivial move keeps the file.
+      const auto filter = filters_.find(f.number);
+      if (filter != filters_.end()) live_filters.insert(*filter);
       const int job = JobReading(f.number);
       if (job >= 0) {
         moving[job] += f.keys;
         continue;
       }
       internal::RunKeys file{f.keys, {}};
-      const auto filter = filters_.find(f.number);
-      if (filter != filters_.end()) {
-        live_filters.insert(*filter);
-        file.built.push_back(filter->second);
-      }
+      if (filter != filters_.end()) file.built.push_back(filter->second);
       AddToRun(&tree, f.level, file);
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
