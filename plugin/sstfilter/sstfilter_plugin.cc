@@ -8,15 +8,19 @@
 // library and checks the list below against those two targets' sources.
 
 // sstfilter::policy
-#include "policy/bloom.cc"
+#include "policy/bloom/bloom.cc"
+#include "policy/bloom/bloom_reader.cc"
 #include "policy/builder.cc"
-#include "policy/cuckoo.cc"
+#include "policy/cuckoo/cuckoo.cc"
+#include "policy/cuckoo/cuckoo_reader.cc"
 #include "policy/format.cc"
 #include "policy/hash.cc"
-#include "policy/mutable.cc"
+#include "policy/kinds.cc"
+#include "policy/mutable/mutable.cc"
 #include "policy/params.cc"
 #include "policy/reader.cc"
-#include "policy/ribbon.cc"
+#include "policy/ribbon/ribbon.cc"
+#include "policy/ribbon/ribbon_reader.cc"
 #include "policy/spec.cc"
 #include "policy/status.cc"
 // sstfilter::rocksdb
