@@ -8,19 +8,17 @@
 #include <system_error>
 
 #include "policy/kinds.h"
+#include "policy/spec_parse.h"
 
 namespace sstfilter {
 namespace {
 
-std::string FormatNumber(double v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, res.ptr);
-}
+using internal::FormatNumber;
+using internal::ParseDecimal;
+using internal::ParseWhole;
 
 Status Bad(std::string_view text, const std::string& why) {
-  return Status::InvalidArgument("filter spec \"" + std::string(text) +
-                                 "\": " + why);
+  return internal::SpecError("filter spec", text, why);
 }
 
 }  // namespace
@@ -80,23 +78,6 @@ Status FilterSpec::Validate() const {
 }
 
 namespace {
-
-// A decimal number ("9.5"): from_chars accepts no leading '+' or spaces;
-// nan and inf are rejected by hand.
-bool ParseDecimal(std::string_view text, double* v) {
-  auto r = std::from_chars(text.data(), text.data() + text.size(), *v,
-                           std::chars_format::fixed);
-  return !text.empty() && r.ec == std::errc() &&
-         r.ptr == text.data() + text.size() && std::isfinite(*v);
-}
-
-// A whole number, all of `text`.
-template <typename T>
-bool ParseWhole(std::string_view text, T* v) {
-  auto r = std::from_chars(text.data(), text.data() + text.size(), *v);
-  return !text.empty() && r.ec == std::errc() &&
-         r.ptr == text.data() + text.size();
-}
 
 // One option after the bits per key: ":name" or ":name=value". Returns ""
 // or what is wrong with it.
@@ -163,16 +144,13 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   }
 
   // Options, each ":name" or ":name=value", at most once each.
-  std::string seen;
-  while (!rest.empty()) {
-    rest.remove_prefix(1);  // ':'
-    const std::string_view option = rest.substr(0, rest.find(':'));
-    rest.remove_prefix(option.size());
-    const std::string name(option.substr(0, option.find('=')));
-    if (seen.find("," + name + ",") != std::string::npos) {
-      return Bad(text, "option \"" + name + "\" given twice");
+  internal::SpecOptions options(rest);
+  std::string_view option;
+  std::string repeated;
+  while (options.Next(&option, &repeated)) {
+    if (!repeated.empty()) {
+      return Bad(text, "option \"" + repeated + "\" given twice");
     }
-    seen += "," + name + ",";
     const std::string why = ParseOption(option, &out);
     if (!why.empty()) return Bad(text, why);
   }

@@ -383,9 +383,27 @@ struct Runs {
   std::vector<std::vector<uint64_t>> files;  // file numbers of keys[i]
 };
 
-Runs RealRuns(rocksdb::DB* db) {
+// Column family `cf` (nullptr: the default one): its files, and its
+// tables' properties.
+rocksdb::ColumnFamilyMetaData Meta(rocksdb::DB* db,
+                                   rocksdb::ColumnFamilyHandle* cf) {
   rocksdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
+  db->GetColumnFamilyMetaData(cf != nullptr ? cf : db->DefaultColumnFamily(),
+                              &meta);
+  return meta;
+}
+
+rocksdb::TablePropertiesCollection CfTables(rocksdb::DB* db,
+                                            rocksdb::ColumnFamilyHandle* cf) {
+  rocksdb::TablePropertiesCollection props;
+  EXPECT_TRUE(db->GetPropertiesOfAllTables(
+                    cf != nullptr ? cf : db->DefaultColumnFamily(), &props)
+                  .ok());
+  return props;
+}
+
+Runs RealRuns(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf = nullptr) {
+  const rocksdb::ColumnFamilyMetaData meta = Meta(db, cf);
   Runs out;
   for (const rocksdb::LevelMetaData& l : meta.levels) {
     uint64_t keys = 0;
@@ -417,9 +435,10 @@ Runs RealRuns(rocksdb::DB* db) {
 // `counted` (files that stay, and that the listener saw created) spend
 // over their runs' plan at the spec's average, per key of the tree.
 double PlanAverage(rocksdb::DB* db, const FilterSpec& spec, const Runs& runs,
-                   const std::vector<size_t>& counted) {
+                   const std::vector<size_t>& counted,
+                   rocksdb::ColumnFamilyHandle* cf = nullptr) {
   std::map<uint64_t, std::pair<uint64_t, double>> filters;  // keys, bits
-  for (const auto& [file, p] : test::AllTables(db)) {
+  for (const auto& [file, p] : CfTables(db, cf)) {
     filters[std::stoull(file.substr(file.rfind('/') + 1))] = {
         p->num_filter_entries, 8.0 * static_cast<double>(p->filter_size)};
   }
@@ -446,9 +465,8 @@ double PlannedBits(const FilterSpec& spec, const Runs& runs, size_t i,
   return plan.bits_per_key[i];
 }
 
-uint64_t NewestL0(rocksdb::DB* db) {
-  rocksdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
+uint64_t NewestL0(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf = nullptr) {
+  const rocksdb::ColumnFamilyMetaData meta = Meta(db, cf);
   uint64_t newest = 0;
   for (const auto& f : meta.levels[0].files) {
     newest = std::max(newest, f.file_number);
@@ -460,15 +478,15 @@ uint64_t NewestL0(rocksdb::DB* db) {
 // `bits` bits per key, within 0.5% (the plan's average is rounded to the
 // byte sizes of the filters it was computed from).
 void ExpectBits(rocksdb::DB* db, const FilterSpec& spec, int level,
-                uint64_t number, double bits, const std::string& what) {
+                uint64_t number, double bits, const std::string& what,
+                rocksdb::ColumnFamilyHandle* cf = nullptr) {
   std::map<uint64_t, int> level_of;
-  rocksdb::ColumnFamilyMetaData meta;
-  db->GetColumnFamilyMetaData(&meta);
+  const rocksdb::ColumnFamilyMetaData meta = Meta(db, cf);
   for (const auto& l : meta.levels) {
     for (const auto& f : l.files) level_of[f.file_number] = l.level;
   }
   int found = 0;
-  for (const auto& [file, p] : test::AllTables(db)) {
+  for (const auto& [file, p] : CfTables(db, cf)) {
     const uint64_t n = std::stoull(file.substr(file.rfind('/') + 1));
     if (level_of[n] != level || (number != 0 && n != number)) continue;
     found++;
@@ -494,17 +512,91 @@ void ExpectKeys(rocksdb::DB* db, uint64_t range, int batches) {
   ReadAbsent(db, range, MissingKey, false);
 }
 
-TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
-  const FilterSpec spec = Spec();
+// How a test attaches the level listener: in code (NewRocksDBLevelListener),
+// or with the policy from option strings (kLevelListenerId) and, at each
+// reopen, from the OPTIONS file RocksDB wrote, as a user with no code.
+enum class Attach { kCode, kOptions };
+
+// A registry with sstfilter's ids, as the plugin gives the stock tools.
+rocksdb::ConfigOptions SstfilterConfig() {
+  rocksdb::ConfigOptions co;
+  co.registry = rocksdb::ObjectRegistry::NewInstance();
+  co.registry->AddLibrary("sstfilter", RegisterRocksDBFilterPolicies, "");
+  return co;
+}
+
+// The exact line of docs/ROCKSDB.md.
+const std::string kListenerLine =
+    std::string("listeners={") + kLevelListenerId + "}";
+
+// `o` with the policy `text` and the level listener set by option strings.
+void ConfigureFromStrings(const std::string& text, rocksdb::Options* o) {
+  const rocksdb::ConfigOptions co = SstfilterConfig();
+  rocksdb::DBOptions db;
+  rocksdb::ColumnFamilyOptions cf;
+  ASSERT_TRUE(rocksdb::GetDBOptionsFromString(co, *o, kListenerLine, &db).ok());
+  ASSERT_TRUE(rocksdb::GetColumnFamilyOptionsFromString(
+                  co, *o,
+                  "block_based_table_factory={filter_policy={" +
+                      MustPolicy(text)->GetId() + "}}",
+                  &cf)
+                  .ok());
+  *o = rocksdb::Options(db, cf);
+  ASSERT_EQ(o->listeners.size(), 1u);
+  EXPECT_EQ(o->listeners[0]->GetId(), kLevelListenerId);
+}
+
+// The options of the OPTIONS file RocksDB last wrote in `dir`, which must
+// hold the listener line and the policy `text`.
+void LoadOptionsFile(const std::string& dir, const std::string& text,
+                     rocksdb::Options* o) {
+  rocksdb::DBOptions db;
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
+  ASSERT_TRUE(
+      rocksdb::LoadLatestOptions(SstfilterConfig(), dir, &db, &cfs).ok());
+  ASSERT_EQ(db.listeners.size(), 1u);
+  EXPECT_EQ(db.listeners[0]->GetId(), kLevelListenerId);
+  *o = rocksdb::Options(db, cfs[0].options);
+  const auto* bt =
+      o->table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  ASSERT_NE(bt, nullptr);
+  ASSERT_NE(bt->filter_policy, nullptr);
+  EXPECT_EQ(bt->filter_policy->GetId(), MustPolicy(text)->GetId());
+  // The file holds the line as docs/ROCKSDB.md writes it.
+  std::string file;
+  ASSERT_TRUE(
+      rocksdb::GetLatestOptionsFileName(dir, rocksdb::Env::Default(), &file)
+          .ok());
+  std::string contents;
+  ASSERT_TRUE(rocksdb::ReadFileToString(rocksdb::Env::Default(),
+                                        dir + "/" + file, &contents)
+                  .ok());
+  EXPECT_NE(contents.find("  " + kListenerLine + "\n"), std::string::npos)
+      << contents;
+}
+
+// by_level on the listener's tree: each new table gets the bits of its run
+// in the plan of the real tree, also after a reopen.
+void ListenerPlansOnTheRealTree(const std::string& text, Attach attach) {
+  FilterSpec spec;
+  ASSERT_TRUE(ParseFilterSpec(text, &spec).ok());
   ScratchDir dir;
   constexpr uint64_t kRange = 200000;  // base: 100000 keys; batches 10000
+  bool opened = false;
   auto open = [&](std::unique_ptr<rocksdb::DB>* db, bool compactions) {
     TableSetup t;
-    t.policy = MustPolicy(GetParam());
+    t.policy = MustPolicy(text);
     rocksdb::Options o = MakeOptions(t);
-    std::shared_ptr<rocksdb::EventListener> listener;
-    ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
-    o.listeners.push_back(listener);
+    if (attach == Attach::kCode) {
+      std::shared_ptr<rocksdb::EventListener> listener;
+      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
+      o.listeners.push_back(listener);
+    } else if (!opened) {
+      ConfigureFromStrings(text, &o);
+    } else {
+      LoadOptionsFile(dir.path(), text, &o);
+    }
+    opened = true;
     o.num_levels = 3;
     o.level0_file_num_compaction_trigger = 3;
     o.max_bytes_for_level_base = 1 << 30;  // only L0 -> L1 compactions
@@ -577,6 +669,141 @@ TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
   ExpectBits(db.get(), spec, 1, 0,
              PlannedBits(spec, runs, 0, spec.bits_per_key), "L1 after reopen");
   ExpectKeys(db.get(), kRange, batches);
+}
+
+TEST_P(RocksDBByLevelTest, ListenerPlansOnTheRealTree) {
+  ListenerPlansOnTheRealTree(GetParam(), Attach::kCode);
+}
+
+TEST_P(RocksDBByLevelTest, ListenerFromOptionsPlansOnTheRealTree) {
+  ListenerPlansOnTheRealTree(GetParam(), Attach::kOptions);
+}
+
+// One column family of an open database, and the keys written to it.
+struct Tree {
+  rocksdb::DB* db;
+  rocksdb::ColumnFamilyHandle* cf;
+  uint64_t base;      // keys of its L2
+  uint64_t next = 0;  // keys written so far
+};
+
+// Writes `n` new keys to `t` and flushes them into one L0 file.
+void Flush(Tree* t, uint64_t n) {
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (uint64_t i = t->next; i < t->next + n; i++) {
+    ASSERT_TRUE(t->db->Put(wo, t->cf, PresentKey(i), test::ValueOf(i)).ok());
+  }
+  t->next += n;
+  ASSERT_TRUE(t->db->Flush(rocksdb::FlushOptions(), t->cf).ok());
+}
+
+// Two databases in one process, one with two column families, all with the
+// same by_level policy and the listener from option strings, flushing in
+// turn on trees of different shapes: each new L0 file gets the bits of its
+// own tree's plan, counting the filters of the runs it saw built (L2's
+// files were moved there whole, keeping their filters). (A channel shared by two of them would plan every file
+// on whichever tree was reported last.)
+TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
+  const FilterSpec spec = Spec();
+  ScratchDir dir_a, dir_b;
+  auto open = [&](const std::string& path, const std::vector<std::string>& cfs,
+                  std::vector<rocksdb::ColumnFamilyHandle*>* handles,
+                  std::unique_ptr<rocksdb::DB>* db) {
+    TableSetup t;
+    t.policy = MustPolicy(GetParam());
+    rocksdb::Options o = MakeOptions(t);
+    ConfigureFromStrings(GetParam(), &o);
+    o.create_missing_column_families = true;
+    o.num_levels = 3;
+    std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
+    for (const std::string& cf : cfs) descriptors.push_back({cf, o});
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(o, path, descriptors, handles, &raw).ok());
+    db->reset(raw);
+  };
+  std::unique_ptr<rocksdb::DB> a, b;
+  std::vector<rocksdb::ColumnFamilyHandle*> a_cfs, b_cfs;
+  open(dir_a.path(), {rocksdb::kDefaultColumnFamilyName, "other"}, &a_cfs, &a);
+  open(dir_b.path(), {rocksdb::kDefaultColumnFamilyName}, &b_cfs, &b);
+  ASSERT_TRUE(a && b);
+  std::vector<Tree> trees = {{a.get(), a_cfs[0], 100000},
+                             {a.get(), a_cfs[1], 30000},
+                             {b.get(), b_cfs[0], 300000}};
+  // Each base in 10 flushes, moved to L2.
+  for (Tree& t : trees) {
+    for (int f = 0; f < 10; f++) Flush(&t, t.base / 10);
+    rocksdb::CompactRangeOptions to_l2;
+    to_l2.change_level = true;
+    to_l2.target_level = 2;
+    ASSERT_TRUE(t.db->CompactRange(to_l2, t.cf, nullptr, nullptr).ok());
+  }
+  // Two L0 files of 10000 keys each, flushed in turn.
+  for (int round = 0; round < 2; round++) {
+    for (Tree& t : trees) Flush(&t, 10000);
+  }
+  for (Tree& t : trees) {
+    SCOPED_TRACE(t.base);
+    const Runs runs = RealRuns(t.db, t.cf);
+    ASSERT_EQ(runs.keys, (std::vector<uint64_t>{t.base, 10000, 10000}));
+    const double bits =
+        PlannedBits(spec, runs, 2, PlanAverage(t.db, spec, runs, {0, 1}, t.cf));
+    ExpectBits(t.db, spec, 0, NewestL0(t.db, t.cf), bits, "newest L0", t.cf);
+  }
+  // The three plans differ, or the test proves nothing.
+  EXPECT_GT(
+      std::abs(
+          PlannedBits(spec, RealRuns(a.get(), a_cfs[0]), 2, spec.bits_per_key) -
+          PlannedBits(spec, RealRuns(a.get(), a_cfs[1]), 2, spec.bits_per_key)),
+      0.1);
+  for (auto* h : a_cfs) ASSERT_TRUE(a->DestroyColumnFamilyHandle(h).ok());
+  for (auto* h : b_cfs) ASSERT_TRUE(b->DestroyColumnFamilyHandle(h).ok());
+}
+
+// The database's info LOG holds the by_level policy's lines with an
+// "[sstfilter]" tag.
+std::vector<std::string> SstfilterLogLines(const std::string& dir) {
+  std::string log;
+  EXPECT_TRUE(
+      rocksdb::ReadFileToString(rocksdb::Env::Default(), dir + "/LOG", &log)
+          .ok());
+  std::vector<std::string> out;
+  for (size_t at = log.find("[sstfilter]"); at != std::string::npos;
+       at = log.find("[sstfilter]", at + 1)) {
+    out.push_back(log.substr(at, log.find('\n', at) - at));
+  }
+  return out;
+}
+
+// A by_level policy with no listener says so, once, in the LOG, with the
+// line that fixes it; with the listener it does not.
+TEST_P(RocksDBByLevelTest, NoListenerIsWrittenToTheLog) {
+  for (const bool listener : {false, true}) {
+    SCOPED_TRACE(listener);
+    ScratchDir dir;
+    TableSetup t;
+    t.policy = MustPolicy(GetParam());
+    rocksdb::Options o = MakeOptions(t);
+    if (listener) ConfigureFromStrings(GetParam(), &o);
+    {
+      auto db = OpenDB(o, dir.path());
+      ASSERT_TRUE(db);
+      for (int f = 0; f < 3; f++) WriteKeys(db.get(), f, 3000, 3);
+      ASSERT_TRUE(
+          db->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr)
+              .ok());
+    }
+    const std::vector<std::string> lines = SstfilterLogLines(dir.path());
+    if (listener) {
+      EXPECT_TRUE(lines.empty()) << lines[0];
+      continue;
+    }
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("no level listener"), std::string::npos)
+        << lines[0];
+    EXPECT_NE(lines[0].find(kListenerLine), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find(t.policy->GetId()), std::string::npos) << lines[0];
+  }
 }
 
 // A tree RocksDB shapes itself from 200000 Puts, with 8 L0 files before a

@@ -187,10 +187,12 @@ TEST(RocksDBPolicyTest, UnregisteredIdsAreSilentlyDroppedByRocksDB) {
 
 TEST(RocksDBPolicyTest, RegistrationCountsAndBuiltinsStillWork) {
   auto library = std::make_shared<rocksdb::ObjectLibrary>("sstfilter");
-  EXPECT_EQ(library->Register(RegisterRocksDBFilterPolicies, ""), 2);
+  // The policies, the level listener and the range collector.
+  EXPECT_EQ(library->Register(RegisterRocksDBFilterPolicies, ""), 3);
   EXPECT_EQ(library->GetFactoryCount(rocksdb::FilterPolicy::Type()), 1u);
+  EXPECT_EQ(library->GetFactoryCount(rocksdb::EventListener::Type()), 1u);
   // Registering twice is harmless.
-  EXPECT_EQ(RegisterRocksDBFilterPolicies(*library, ""), 2);
+  EXPECT_EQ(RegisterRocksDBFilterPolicies(*library, ""), 3);
   rocksdb::ConfigOptions co;
   co.registry = rocksdb::ObjectRegistry::NewInstance();
   co.registry->AddLibrary(library);

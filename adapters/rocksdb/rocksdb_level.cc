@@ -17,18 +17,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "sstfilter/params.h"
 
 namespace sstfilter {
 namespace internal {
 
+bool LevelSizer::UsesTree(const rocksdb::FilterBuildingContext& context) const {
+  return spec_.by_level &&
+         context.compaction_style == rocksdb::kCompactionStyleLevel &&
+         context.level_at_creation >= 0;
+}
+
 FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
-  if (!spec_.by_level ||
-      context.compaction_style != rocksdb::kCompactionStyleLevel ||
-      context.level_at_creation < 0) {
-    return spec_;
-  }
+  if (!UsesTree(context)) return spec_;
   const int level = context.level_at_creation;
   std::lock_guard<std::mutex> lock(mu_);
   if (level >= 1) {
@@ -177,6 +181,105 @@ const std::vector<double>& LevelSizer::ModelPlan(int top, int bottom) {
         plan.bits_per_key[static_cast<size_t>(d)];
   }
   return bits;
+}
+
+void TreeChannel::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
+                          uint64_t flush_keys) {
+  std::vector<LevelSizer*> sizers;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    posted_ = true;
+    last_tree_ = tree;
+    last_new_l0_keys_ = new_l0_keys;
+    last_flush_keys_ = flush_keys;
+    for (const auto& [spec, sizer] : sizers_) sizers.push_back(sizer.get());
+  }
+  // Planned without the channel's lock: the tables being built need it.
+  for (LevelSizer* sizer : sizers)
+    sizer->Observe(tree, new_l0_keys, flush_keys);
+}
+
+LevelSizer* TreeChannel::SizerFor(const FilterSpec& spec) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_ptr<LevelSizer>& sizer = sizers_[spec.ToString()];
+  if (sizer == nullptr) {
+    sizer = std::make_unique<LevelSizer>(spec);
+    if (posted_)
+      sizer->Observe(last_tree_, last_new_l0_keys_, last_flush_keys_);
+  }
+  return sizer.get();
+}
+
+namespace {
+
+struct ChannelEntry {
+  std::weak_ptr<rocksdb::Logger> info_log;  // expired: the DB is closed
+  const rocksdb::Logger* log;               // its address, to compare
+  std::string db_name;
+  std::string cf;
+  std::shared_ptr<TreeChannel> channel;
+};
+
+// The process's channels: few (one per column family of an open database
+// with a listener), so a vector.
+struct ChannelRegistry {
+  std::mutex mu;
+  std::vector<ChannelEntry> entries;
+
+  // REQUIRES: mu held.
+  void DropClosed() {
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [](const ChannelEntry& e) {
+                                   return e.info_log.expired();
+                                 }),
+                  entries.end());
+  }
+};
+
+ChannelRegistry& Registry() {
+  static ChannelRegistry* registry = new ChannelRegistry;  // never destroyed
+  return *registry;
+}
+
+}  // namespace
+
+std::shared_ptr<TreeChannel> ListenedTreeChannel(rocksdb::DB* db,
+                                                 const std::string& cf) {
+  const std::shared_ptr<rocksdb::Logger> info_log = db->GetDBOptions().info_log;
+  const std::string db_name = db->GetName();
+  ChannelRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.DropClosed();
+  for (const ChannelEntry& e : r.entries) {
+    if (e.log == info_log.get() && e.db_name == db_name && e.cf == cf) {
+      return e.channel;
+    }
+  }
+  r.entries.push_back(
+      {info_log, info_log.get(), db_name, cf, std::make_shared<TreeChannel>()});
+  return r.entries.back().channel;
+}
+
+ChannelLookup FindTreeChannel(const rocksdb::Logger* info_log,
+                              const std::string& cf,
+                              std::shared_ptr<TreeChannel>* out) {
+  if (info_log == nullptr) return ChannelLookup::kNone;
+  ChannelRegistry& r = Registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  int found = 0;
+  for (const ChannelEntry& e : r.entries) {
+    // A live entry at this address is this log: an address is reused only
+    // after its logger is gone, and the builder's logger is alive.
+    if (e.log == info_log && e.cf == cf && !e.info_log.expired()) {
+      *out = e.channel;
+      found++;
+    }
+  }
+  if (found > 1) {
+    out->reset();
+    return ChannelLookup::kShared;
+  }
+  return found == 1 ? ChannelLookup::kFound : ChannelLookup::kNone;
 }
 
 }  // namespace internal

@@ -8,12 +8,18 @@
 #ifndef SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_LEVEL_H_
 #define SSTFILTER_ADAPTERS_ROCKSDB_ROCKSDB_LEVEL_H_
 
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/utilities/object_registry.h>
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -63,6 +69,15 @@ class LevelSizer {
   // plan is kept while the tree's runs stay within 1/32 of its own.
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
+  // Whether a table of `context` is sized on the tree (by_level, level
+  // compaction, a level >= 0): only then does a listener matter.
+  bool UsesTree(const rocksdb::FilterBuildingContext& context) const;
+
+  // Set once a listener made in code (NewRocksDBLevelListener) reports to
+  // this sizer: it then wins over any listener of an OPTIONS file.
+  void MarkBound() { bound_ = true; }
+  bool bound() const { return bound_; }
+
  private:
   double ObservedBits(int level) const;
   double ModelBits(const rocksdb::FilterBuildingContext& context);
@@ -89,11 +104,65 @@ class LevelSizer {
   // bits of a new table there (0: none planned).
   std::vector<Run> observed_runs_;
   std::vector<double> observed_bits_;
+  std::atomic<bool> bound_{false};
 };
+
+// Where the level listener of an OPTIONS file (id "sstfilter.level_listener")
+// and the by_level policies of the same file meet: each load makes new
+// objects, so neither holds the other. One channel per column family of
+// one open database, found by what both sides know:
+//
+//   the database's info log, the rocksdb::Logger of DBOptions::info_log
+//     (the listener: DB::GetDBOptions(); a table's builder:
+//     FilterBuildingContext::info_log, in every release from 7.0 to 11.x),
+//     RocksDB making one per database unless the application shares one;
+//   the column family's name (FlushJobInfo::cf_name and the others;
+//     FilterBuildingContext::column_family_name).
+//
+// So two databases, or two column families, never share a channel. Two
+// databases given the same info log by the application are told apart by
+// their names (paths): their policies then find two channels for one log,
+// and use the model tree (FindTreeChannel says kShared).
+// Thread-safe.
+class TreeChannel {
+ public:
+  // Tells every sizer of the channel (LevelSizer::Observe's arguments),
+  // and keeps the tree for the sizers made later.
+  void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
+
+  // The sizer of `spec` for this column family: made on first use, and
+  // then told the last tree posted. Lives as long as the channel.
+  LevelSizer* SizerFor(const FilterSpec& spec);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<LevelSizer>> sizers_;  // by spec
+  bool posted_ = false;
+  TreeRuns last_tree_;
+  uint64_t last_new_l0_keys_ = 0;
+  uint64_t last_flush_keys_ = 0;
+};
+
+// The listener's side: the channel of `db`'s column family `cf`, made if
+// needed. Channels of closed databases (whose info log is gone) are
+// dropped here.
+std::shared_ptr<TreeChannel> ListenedTreeChannel(rocksdb::DB* db,
+                                                 const std::string& cf);
+
+// The policy's side: the channel of the database logging to `info_log`
+// and its column family `cf`.
+enum class ChannelLookup { kFound, kNone, kShared };
+ChannelLookup FindTreeChannel(const rocksdb::Logger* info_log,
+                              const std::string& cf,
+                              std::shared_ptr<TreeChannel>* out);
 
 // The sizer of an sstfilter policy made by this library; nullptr for any
 // other policy.
 LevelSizer* LevelSizerOf(const rocksdb::FilterPolicy* policy);
+
+// Adds the factory of the listener of id kLevelListenerId
+// (rocksdb_listener.cc) to `library`. Returns 1.
+int RegisterLevelListener(rocksdb::ObjectLibrary& library);
 
 }  // namespace internal
 }  // namespace sstfilter

@@ -82,54 +82,51 @@ uint64_t FileNumber(const std::string& path) {
   return std::strtoull(path.c_str() + name, nullptr, 10);
 }
 
-class LevelListener final : public rocksdb::EventListener {
+// What one listener knows of one column family's running jobs and built
+// filters, and the tree it derives from them. Thread-safe.
+class TreeTracker {
  public:
-  LevelListener(std::shared_ptr<const rocksdb::FilterPolicy> policy,
-                internal::LevelSizer* sizer, std::string column_family)
-      : policy_(std::move(policy)),
-        sizer_(sizer),
-        column_family_(std::move(column_family)) {}
-
-  const char* Name() const override { return "sstfilter.LevelListener"; }
-
-  void OnFlushBegin(rocksdb::DB* db,
-                    const rocksdb::FlushJobInfo& info) override {
-    if (info.cf_name == column_family_) Observe(db, /*flush=*/true);
-  }
-
-  void OnFlushCompleted(rocksdb::DB* /*db*/,
-                        const rocksdb::FlushJobInfo& info) override {
-    if (info.cf_name != column_family_) return;
+  void FlushCompleted(uint64_t keys) {
     std::lock_guard<std::mutex> lock(mu_);
-    last_flush_keys_ = info.table_properties.num_entries;
+    last_flush_keys_ = keys;
   }
 
-  void OnTableFileCreated(const rocksdb::TableFileCreationInfo& info) override {
-    if (info.cf_name != column_family_ || !info.status.ok()) return;
+  void TableCreated(const rocksdb::TableFileCreationInfo& info) {
     std::lock_guard<std::mutex> lock(mu_);
     filters_[FileNumber(info.file_path)] = {
         info.table_properties.num_filter_entries,
         8.0 * static_cast<double>(info.table_properties.filter_size)};
   }
 
-  void OnCompactionBegin(rocksdb::DB* db,
-                         const rocksdb::CompactionJobInfo& info) override {
-    if (info.cf_name != column_family_) return;
+  void CompactionBegins(const rocksdb::CompactionJobInfo& info) {
     Job job{{}, info.output_level};
     for (const rocksdb::CompactionFileInfo& f : info.input_file_infos) {
       job.inputs.insert(f.file_number);
     }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      jobs_[info.job_id] = std::move(job);
-    }
-    Observe(db, /*flush=*/false);
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_[info.job_id] = std::move(job);
   }
 
-  void OnCompactionCompleted(rocksdb::DB* /*db*/,
-                             const rocksdb::CompactionJobInfo& info) override {
+  void CompactionEnds(int job_id) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.erase(info.job_id);
+    jobs_.erase(job_id);
+  }
+
+  // The tree of column family `cf` of `db` as it will be when the running
+  // jobs end, told to `sizer` (LevelSizer::Observe's arguments), for a
+  // flush or compaction starting now.
+  template <typename Sizer>
+  void Observe(rocksdb::DB* db, const std::string& cf, bool flush,
+               Sizer* sizer) {
+    const std::vector<LiveFile> files = LiveFiles(db, cf);
+    internal::TreeRuns tree;
+    uint64_t flush_keys = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tree = TreeAfterJobs(files);
+      flush_keys = FlushKeys(tree);
+    }
+    sizer->Observe(tree, flush ? flush_keys : 0, flush_keys);
   }
 
  private:
@@ -138,36 +135,22 @@ class LevelListener final : public rocksdb::EventListener {
     std::set<uint64_t> inputs;
     int output_level;
   };
-
-  void Observe(rocksdb::DB* db, bool flush) {
-    const std::vector<LiveFile> files = LiveFiles(db, column_family_);
-    internal::TreeRuns tree;
-    uint64_t flush_keys = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      tree = TreeAfterJobs(files);
-      flush_keys = FlushKeys(tree);
-    }
-    sizer_->Observe(tree, flush ? flush_keys : 0, flush_keys);
-  }
-
   // REQUIRES: mu_ held. Also forgets the filters of files gone.
   internal::TreeRuns TreeAfterJobs(const std::vector<LiveFile>& files) {
     internal::TreeRuns tree;
     std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
     std::map<uint64_t, internal::BuiltFilter> live_filters;
     for (const LiveFile& f : files) {
+      // A job's input keeps its filter: a trivial move keeps the file.
+      const auto filter = filters_.find(f.number);
+      if (filter != filters_.end()) live_filters.insert(*filter);
       const int job = JobReading(f.number);
       if (job >= 0) {
         moving[job] += f.keys;
         continue;
       }
       internal::RunKeys file{f.keys, {}};
-      const auto filter = filters_.find(f.number);
-      if (filter != filters_.end()) {
-        live_filters.insert(*filter);
-        file.built.push_back(filter->second);
-      }
+      if (filter != filters_.end()) file.built.push_back(filter->second);
       AddToRun(&tree, f.level, file);
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
@@ -219,15 +202,115 @@ class LevelListener final : public rocksdb::EventListener {
     return sum / tree.l0_files.size();
   }
 
-  // Keeps the sizer alive.
-  const std::shared_ptr<const rocksdb::FilterPolicy> policy_;
-  internal::LevelSizer* const sizer_;
-  const std::string column_family_;
   std::mutex mu_;
   std::map<int, Job> jobs_;  // running compactions by job id
   // The filters of the files created since the listener was added.
   std::map<uint64_t, internal::BuiltFilter> filters_;
   uint64_t last_flush_keys_ = 0;
+};
+
+// Both listeners: each event of a column family goes to its tracker, and
+// the tree at each job's start to its sizers (Publish).
+class LevelListenerBase : public rocksdb::EventListener {
+ public:
+  // The id of the listener in OPTIONS files (kLevelListenerId), also for
+  // one made in code: an OPTIONS file RocksDB writes for a database with
+  // it loads the one of the OPTIONS file.
+  const char* Name() const override { return kLevelListenerId; }
+
+  void OnFlushBegin(rocksdb::DB* db,
+                    const rocksdb::FlushJobInfo& info) override {
+    TreeTracker* t = Tracker(db->GetName(), info.cf_name);
+    if (t != nullptr) Publish(db, info.cf_name, t, /*flush=*/true);
+  }
+
+  void OnFlushCompleted(rocksdb::DB* db,
+                        const rocksdb::FlushJobInfo& info) override {
+    TreeTracker* t = Tracker(db->GetName(), info.cf_name);
+    if (t != nullptr) t->FlushCompleted(info.table_properties.num_entries);
+  }
+
+  void OnTableFileCreated(const rocksdb::TableFileCreationInfo& info) override {
+    TreeTracker* t = Tracker(info.db_name, info.cf_name);
+    if (t != nullptr && info.status.ok()) t->TableCreated(info);
+  }
+
+  void OnCompactionBegin(rocksdb::DB* db,
+                         const rocksdb::CompactionJobInfo& info) override {
+    TreeTracker* t = Tracker(db->GetName(), info.cf_name);
+    if (t == nullptr) return;
+    t->CompactionBegins(info);
+    Publish(db, info.cf_name, t, /*flush=*/false);
+  }
+
+  void OnCompactionCompleted(rocksdb::DB* db,
+                             const rocksdb::CompactionJobInfo& info) override {
+    TreeTracker* t = Tracker(db->GetName(), info.cf_name);
+    if (t != nullptr) t->CompactionEnds(info.job_id);
+  }
+
+ protected:
+  // The tracker of column family `cf` of database `db_name`; nullptr if
+  // this listener does not follow it. Lives as long as the listener.
+  virtual TreeTracker* Tracker(const std::string& db_name,
+                               const std::string& cf) = 0;
+  virtual void Publish(rocksdb::DB* db, const std::string& cf,
+                       TreeTracker* tracker, bool flush) = 0;
+};
+
+// Made in code for one policy and one column family: tells that policy's
+// own sizer.
+class BoundLevelListener final : public LevelListenerBase {
+ public:
+  BoundLevelListener(std::shared_ptr<const rocksdb::FilterPolicy> policy,
+                     internal::LevelSizer* sizer, std::string column_family)
+      : policy_(std::move(policy)),
+        sizer_(sizer),
+        column_family_(std::move(column_family)) {}
+
+ private:
+  TreeTracker* Tracker(const std::string& /*db_name*/,
+                       const std::string& cf) override {
+    return cf == column_family_ ? &tracker_ : nullptr;
+  }
+
+  void Publish(rocksdb::DB* db, const std::string& cf, TreeTracker* tracker,
+               bool flush) override {
+    tracker->Observe(db, cf, flush, sizer_);
+  }
+
+  // Keeps the sizer alive.
+  const std::shared_ptr<const rocksdb::FilterPolicy> policy_;
+  internal::LevelSizer* const sizer_;
+  const std::string column_family_;
+  TreeTracker tracker_;
+};
+
+// Made from an OPTIONS file or option string (kLevelListenerId): follows
+// every column family of the databases it is added to, and tells the
+// sizers of the policies building their tables through their channels
+// (internal::TreeChannel).
+class OptionsLevelListener final : public LevelListenerBase {
+ private:
+  TreeTracker* Tracker(const std::string& db_name,
+                       const std::string& cf) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unique_ptr<TreeTracker>& t = trackers_[{db_name, cf}];
+    if (t == nullptr) t = std::make_unique<TreeTracker>();
+    return t.get();
+  }
+
+  void Publish(rocksdb::DB* db, const std::string& cf, TreeTracker* tracker,
+               bool flush) override {
+    std::shared_ptr<internal::TreeChannel> channel =
+        internal::ListenedTreeChannel(db, cf);
+    tracker->Observe(db, cf, flush, channel.get());
+  }
+
+  std::mutex mu_;
+  // By database name and column family; never erased (a few per database).
+  std::map<std::pair<std::string, std::string>, std::unique_ptr<TreeTracker>>
+      trackers_;
 };
 
 }  // namespace
@@ -244,8 +327,25 @@ rocksdb::Status NewRocksDBLevelListener(
                     "id) in this library, not ") +
         (policy ? "\"" + policy->GetId() + "\"" : std::string("null")));
   }
-  *out = std::make_shared<LevelListener>(policy, sizer, column_family);
+  sizer->MarkBound();
+  *out = std::make_shared<BoundLevelListener>(policy, sizer, column_family);
   return rocksdb::Status::OK();
 }
+
+namespace internal {
+
+int RegisterLevelListener(rocksdb::ObjectLibrary& library) {
+  library.AddFactory<rocksdb::EventListener>(
+      kLevelListenerId,
+      [](const std::string& /*uri*/,
+         std::unique_ptr<rocksdb::EventListener>* guard,
+         std::string* /*errmsg*/) -> rocksdb::EventListener* {
+        guard->reset(new OptionsLevelListener);
+        return guard->get();
+      });
+  return 1;
+}
+
+}  // namespace internal
 
 }  // namespace sstfilter

@@ -92,11 +92,21 @@ rocksdb::Status NewRocksDBFilterPolicy(
 // The environment variable naming a keyed policy's secret file.
 inline constexpr const char kSecretFileEnvVar[] = "SSTFILTER_SECRET_FILE";
 
+// The id of the level listener (below) in OPTIONS files and option
+// strings. A single line in [DBOptions] attaches it:
+//
+//   listeners={sstfilter.level_listener}
+//
+// It follows every column family of its database, and the by_level
+// policies building that database's tables find it with no code.
+inline constexpr const char kLevelListenerId[] = "sstfilter.level_listener";
+
 // Adds to `library` one factory of rocksdb::FilterPolicy that matches every
-// id starting with kRocksDBIdPrefix: a valid spec gives its policy, any
-// other such id an InvalidArgument error naming the problem; and the
-// factory of the range collector, kRocksDBRangeCollectorId (below). `arg`
-// is ignored. Returns the number of factories added (2). The signature is
+// id starting with kRocksDBIdPrefix (a valid spec gives its policy, any
+// other such id an InvalidArgument error naming the problem), one of
+// rocksdb::EventListener for kLevelListenerId, and the factory of the range
+// collector, kRocksDBRangeCollectorId (below). `arg` is ignored. Returns
+// the number of factories added (3). The signature is
 // RocksDB's RegistrarFunc, so it also serves ObjectLibrary::Register and
 // ObjectRegistry::AddLibrary. Registering twice is harmless.
 //
@@ -105,7 +115,15 @@ inline constexpr const char kSecretFileEnvVar[] = "SSTFILTER_SECRET_FILE";
 int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
                                   const std::string& arg);
 
-// by_level with the tree's real shape (docs/LEVEL_SIZING.md). Makes in *out
+// by_level with the tree's real shape (docs/LEVEL_SIZING.md), with no code:
+// the listener of id kLevelListenerId in the OPTIONS file. A by_level
+// policy whose database has none writes so, and how to add it, to the
+// database's info LOG (once per column family); then it plans on a model
+// tree. Two open databases, or column families, never mix their trees:
+// only two databases given one info_log by the application cannot be told
+// apart (they get the model tree, and the LOG says why).
+//
+// In code, for one policy: makes in *out
 // a listener that, whenever a flush or compaction of `column_family`
 // starts, tells `policy` how many keys each of that column family's runs
 // holds, so each new table gets the bits of its run in the plan of the

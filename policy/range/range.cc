@@ -17,6 +17,7 @@
 
 #include "policy/format.h"
 #include "policy/range/range_impl.h"
+#include "policy/spec_parse.h"
 
 namespace sstfilter {
 namespace {
@@ -24,43 +25,29 @@ namespace {
 using internal::DecodeFixed32;
 using internal::DecodeFixed64;
 
-std::string FormatBits(double v) {
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, res.ptr);
-}
+using internal::ParseWhole;
 
-Status Bad(std::string_view text, const std::string& why) {
-  return Status::InvalidArgument("range filter spec \"" + std::string(text) +
-                                 "\": " + why);
-}
-
-template <typename T>
-bool ParseWhole(std::string_view value, T* out) {
-  auto r = std::from_chars(value.data(), value.data() + value.size(), *out);
-  return !value.empty() && r.ec == std::errc() &&
-         r.ptr == value.data() + value.size();
+Status RangeBad(std::string_view text, const std::string& why) {
+  return internal::SpecError("range filter spec", text, why);
 }
 
 // Parses the ":name=value" options after the bits into *out.
 Status ParseRangeOptions(std::string_view text, std::string_view rest,
                          RangeFilterSpec* out) {
-  std::string seen;
-  while (!rest.empty()) {
-    rest.remove_prefix(1);  // ':'
-    const std::string_view option = rest.substr(0, rest.find(':'));
-    rest.remove_prefix(option.size());
+  internal::SpecOptions options(rest);
+  std::string_view option;
+  std::string repeated;
+  while (options.Next(&option, &repeated)) {
     const size_t eq = option.find('=');
     if (eq == std::string_view::npos) {
-      return Bad(text, "option \"" + std::string(option) +
-                           "\" needs a value (name=value)");
+      return RangeBad(text, "option \"" + std::string(option) +
+                                "\" needs a value (name=value)");
+    }
+    if (!repeated.empty()) {
+      return RangeBad(text, "option \"" + repeated + "\" given twice");
     }
     const std::string name(option.substr(0, eq));
     const std::string_view value = option.substr(eq + 1);
-    if (seen.find("," + name + ",") != std::string::npos) {
-      return Bad(text, "option \"" + name + "\" given twice");
-    }
-    seen += "," + name + ",";
     bool ok = false;
     if (name == "offset") {
       ok = ParseWhole(value, &out->offset);
@@ -71,12 +58,13 @@ Status ParseRangeOptions(std::string_view text, std::string_view rest,
     } else if (name == "seed") {
       ok = ParseWhole(value, &out->seed);
     } else {
-      return Bad(text, "unknown option \"" + std::string(option) +
-                           "\"; expected offset=, len=, max_range= or seed=");
+      return RangeBad(text,
+                      "unknown option \"" + std::string(option) +
+                          "\"; expected offset=, len=, max_range= or seed=");
     }
     if (!ok) {
-      return Bad(text, name + " \"" + std::string(value) +
-                           "\" is not an unsigned integer");
+      return RangeBad(text, name + " \"" + std::string(value) +
+                                "\" is not an unsigned integer");
     }
   }
   return Status::OK();
@@ -93,7 +81,7 @@ inline uint64_t WordFrom(const uint8_t* p, uint64_t pos) {
 
 std::string RangeFilterSpec::ToString() const {
   const RangeFilterSpec d;
-  std::string s = "range:" + FormatBits(bits_per_key);
+  std::string s = "range:" + internal::FormatNumber(bits_per_key);
   if (offset != d.offset) s += ":offset=" + std::to_string(offset);
   if (len != d.len) s += ":len=" + std::to_string(len);
   if (max_range != d.max_range) s += ":max_range=" + std::to_string(max_range);
@@ -103,9 +91,11 @@ std::string RangeFilterSpec::ToString() const {
 
 Status RangeFilterSpec::Validate() const {
   if (!(bits_per_key >= kMinBits && bits_per_key <= kMaxBits)) {
-    return Status::InvalidArgument(
-        "range bits per key must be within [" + FormatBits(kMinBits) + ", " +
-        FormatBits(kMaxBits) + "], got " + FormatBits(bits_per_key));
+    return Status::InvalidArgument("range bits per key must be within [" +
+                                   internal::FormatNumber(kMinBits) + ", " +
+                                   internal::FormatNumber(kMaxBits) +
+                                   "], got " +
+                                   internal::FormatNumber(bits_per_key));
   }
   if (len < 1 || len > 8) {
     return Status::InvalidArgument("len must be within [1, 8] bytes, got " +
@@ -131,7 +121,7 @@ Status ParseRangeFilterSpec(std::string_view text, RangeFilterSpec* spec) {
   }
   constexpr std::string_view kKind = "range:";
   if (rest.substr(0, kKind.size()) != kKind) {
-    return Bad(text, "expected range:<bits_per_key>, e.g. \"range:14\"");
+    return RangeBad(text, "expected range:<bits_per_key>, e.g. \"range:14\"");
   }
   rest.remove_prefix(kKind.size());
   const std::string_view bits = rest.substr(0, rest.find(':'));
@@ -142,12 +132,12 @@ Status ParseRangeFilterSpec(std::string_view text, RangeFilterSpec* spec) {
   if (bits.empty() || res.ec != std::errc() ||
       res.ptr != bits.data() + bits.size() ||
       !std::isfinite(out.bits_per_key)) {
-    return Bad(text, "bits per key \"" + std::string(bits) +
-                         "\" is not a decimal number");
+    return RangeBad(text, "bits per key \"" + std::string(bits) +
+                              "\" is not a decimal number");
   }
   Status s = ParseRangeOptions(text, rest, &out);
   if (s.ok()) s = out.Validate();
-  if (!s.ok()) return Bad(text, s.message());
+  if (!s.ok()) return RangeBad(text, s.message());
   *spec = out;
   return Status::OK();
 }

@@ -117,6 +117,10 @@ struct RocksDBTree {
   uint64_t max_bytes_for_level_base = 0;
   uint64_t target_file_size_base = 0;
   uint64_t keys_per_flush = 0;  // the keys of one flush
+  // sstfilter policies and their level listener made from option strings
+  // (--configure=options), as an OPTIONS-file user gets them, instead of
+  // in code (NewRocksDBFilterPolicy, NewRocksDBLevelListener).
+  bool from_options = false;
 };
 
 // A natural tree for `num_keys` entries of key_size + value_size bytes,

@@ -52,6 +52,7 @@
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
+#include <rocksdb/utilities/object_registry.h>
 #include <rocksdb/version.h>
 #include <rocksdb/write_batch.h>
 #include <unistd.h>
@@ -279,6 +280,20 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   std::shared_ptr<const rocksdb::FilterPolicy> inner;
   err = MakePolicy(policy, &inner);
   if (!err.ok()) return err;
+  const bool from_options =
+      tree_.from_options && policy.family == Family::kSstfilter;
+  rocksdb::ConfigOptions config;
+  if (from_options) {
+    // The policy anew from its id, as an OPTIONS file names it.
+    config.registry = rocksdb::ObjectRegistry::NewInstance();
+    config.registry->AddLibrary("sstfilter", RegisterRocksDBFilterPolicies, "");
+    config.ignore_unsupported_options = false;
+    const std::string id = inner->GetId();
+    inner.reset();
+    rocksdb::Status s =
+        rocksdb::FilterPolicy::CreateFromString(config, id, &inner);
+    if (!s.ok()) return Err("FilterPolicy::CreateFromString", s);
+  }
   calls_ = std::make_unique<harness::PolicyCalls>();
   std::shared_ptr<const rocksdb::FilterPolicy> instrumented;
   if (inner) {
@@ -287,7 +302,16 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   }
   statistics_ = rocksdb::CreateDBStatistics();
   rocksdb::Options options = MakeOptions(instrumented);
-  if (policy.family == Family::kSstfilter) {
+  if (from_options) {
+    // The listener from the line of docs/ROCKSDB.md: by_level finds it
+    // through the database's info log, with no code.
+    rocksdb::DBOptions db_options;
+    rocksdb::Status s = rocksdb::GetDBOptionsFromString(
+        config, options, std::string("listeners=") + kLevelListenerId,
+        &db_options);
+    if (!s.ok()) return Err("GetDBOptionsFromString", s);
+    options = rocksdb::Options(db_options, options);
+  } else if (policy.family == Family::kSstfilter) {
     // by_level learns the tree's real runs from the listener (the policy
     // itself, not its instrumented wrapper); others ignore it.
     std::shared_ptr<rocksdb::EventListener> listener;

@@ -106,6 +106,12 @@ DEFINE_int32(levels, 3,
              "RocksDB: levels below L0 that the fixed tree is built into, or "
              "that the natural tree is sized for.");
 DEFINE_int32(l0_files, 2, "RocksDB: L0 files on top of the fixed tree.");
+DEFINE_string(configure, "code",
+              "RocksDB: how sstfilter policies and their level listener are "
+              "made: code (NewRocksDBFilterPolicy, NewRocksDBLevelListener) "
+              "or options (from option strings, as an OPTIONS file user "
+              "gets them: filter_policy=<id>, "
+              "listeners=sstfilter.level_listener).");
 DEFINE_bool(direct_io, true,
             "RocksDB: read tables with O_DIRECT if the file system allows "
             "(LevelDB has no direct I/O).");
@@ -303,6 +309,11 @@ Status CheckTree(Flags* f) {
     f->tree =
         NaturalTree(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_levels);
   }
+  if (FLAGS_configure != "code" && FLAGS_configure != "options") {
+    return Status::InvalidArgument("--configure: unknown way \"" +
+                                   FLAGS_configure + "\" (code, options)");
+  }
+  f->tree.from_options = FLAGS_configure == "options";
   return Status::OK();
 }
 
@@ -476,6 +487,11 @@ void DescribeSetup(const Setup& setup, const std::string& command,
   };
   if (setup.flags.engines & kRocksDB) {
     report->header.push_back({"rocksdb tree", RocksDBTreeText(setup.flags)});
+    if (setup.flags.tree.from_options) {
+      report->header.push_back(
+          {"rocksdb configure",
+           "sstfilter policies and the level listener from option strings"});
+    }
   }
   if (setup.flags.engines & kLevelDB) {
     report->header.push_back(
