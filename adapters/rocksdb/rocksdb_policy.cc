@@ -9,6 +9,7 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +31,9 @@ namespace sstfilter {
 namespace {
 
 std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+// Where Finish places a filter in the buffer it hands RocksDB.
+constexpr uintptr_t kCacheLineBytes = 64;
 
 // The id of `spec`. A seed is written "seed=<n>" (and by_level's tree
 // options "size_ratio=<x>", "l0_files=<n>"), and RocksDB's option
@@ -91,12 +95,18 @@ size_t RocksDBBitsBuilder::EstimateEntriesAdded() {
 
 rocksdb::Slice RocksDBBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   // The core appends to a std::string; RocksDB wants a buffer it frees
-  // with delete[].
+  // with delete[], so the bytes are copied once (~1% of a build at 10^7
+  // keys). RocksDB reads the filter through the returned slice, which may
+  // start anywhere in *buf: it starts at a cache line, so a reader over it
+  // (MaybePostVerify, a table reader handed this memory) finds every
+  // blocked Bloom block in one line.
   std::string bytes;
   core_->Finish(&bytes);
-  char* out = new char[bytes.size()];
+  char* owned = new char[bytes.size() + kCacheLineBytes - 1];
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(owned);
+  char* out = owned + (-addr & (kCacheLineBytes - 1));
   std::memcpy(out, bytes.data(), bytes.size());
-  buf->reset(out);
+  buf->reset(owned);
   finished_.swap(pending_);
   pending_.clear();
   has_last_key_ = has_last_alt_ = false;
