@@ -5,11 +5,11 @@
 #include <limits>
 #include <random>
 
-#include "policy/bloom_builder.h"
-#include "policy/cuckoo_builder.h"
+#include "policy/bloom/bloom_builder.h"
+#include "policy/cuckoo/cuckoo_builder.h"
 #include "policy/format.h"
 #include "policy/primitives.h"
-#include "policy/ribbon.h"
+#include "policy/ribbon/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/secret.h"

@@ -7,13 +7,13 @@
 
 #include <algorithm>
 
-#include "policy/bloom_impl.h"
-#include "policy/counting_bloom_impl.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/bloom/bloom_impl.h"
+#include "policy/bloom/counting_bloom_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "policy/primitives.h"
-#include "policy/ribbon.h"
-#include "policy/ribbon_impl.h"
+#include "policy/ribbon/ribbon.h"
+#include "policy/ribbon/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/secret.h"
@@ -103,7 +103,7 @@ bool FilterReader::DecodeCuckoo(const internal::Trailer& t) {
 }
 
 // Params: u8 form, u8 salt, then dense (form 0): u8 m, u8 r, 0, 0; banded
-// (form 1): u32le num_blocks. Layout in policy/ribbon_impl.h.
+// (form 1): u32le num_blocks. Layout in policy/ribbon/ribbon_impl.h.
 bool FilterReader::DecodeRibbon(const internal::Trailer& t) {
   if (t.compact) {
     // Compact dense: header byte (salt bits 0..5, bit 4 of r - 1 in bit 6,

@@ -7,7 +7,7 @@
 #include <string>
 #include <system_error>
 
-#include "policy/cuckoo_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 
 namespace sstfilter {
 namespace {

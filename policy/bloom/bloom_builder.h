@@ -1,6 +1,6 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// Internal: planning and building the Bloom kinds (policy/bloom.cc). The
+// Internal: planning and building the Bloom kinds (policy/bloom/bloom.cc). The
 // hot code is in bloom_impl.h; the flow in plan.h.
 
 #ifndef SSTFILTER_POLICY_BLOOM_BUILDER_H_

@@ -15,9 +15,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/bloom_builder.h"
-#include "policy/cuckoo_builder.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/bloom/bloom_builder.h"
+#include "policy/cuckoo/cuckoo_builder.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/params.h"
 
