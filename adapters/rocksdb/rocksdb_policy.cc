@@ -95,8 +95,8 @@ size_t RocksDBBitsBuilder::EstimateEntriesAdded() {
 
 rocksdb::Slice RocksDBBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   // The core appends to a std::string; RocksDB wants a buffer it frees
-  // with delete[], so the bytes are copied once (~1% of a build at 10^7
-  // keys). RocksDB reads the filter through the returned slice, which may
+  // with delete[], so the bytes are copied once (2-10 ms for the 12.5 MB
+  // of 10^7 keys: under 2% of the build). RocksDB reads the filter through the returned slice, which may
   // start anywhere in *buf: it starts at a cache line, so a reader over it
   // (MaybePostVerify, a table reader handed this memory) finds every
   // blocked Bloom block in one line.
