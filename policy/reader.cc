@@ -6,6 +6,7 @@
 // kAlwaysMatch: a damaged filter costs reads, never a false negative.
 
 #include <algorithm>
+#include <utility>
 
 #include "policy/bloom/bloom_impl.h"
 #include "policy/bloom/counting_bloom_impl.h"
@@ -243,9 +244,15 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
 
 // Prefetches what every key of a round needs first (InBatches), then
 // tests them: the whole block (blocked Bloom), both buckets (cuckoo), the
-// first kQueryPrefetchProbes probes (standard and counting Bloom).
-void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
-                                  bool* results) const {
+// first kQueryPrefetchProbes probes (standard and counting Bloom). Item i's
+// hash is hash_of(i), taken once, in the pass that prefetches: for keys,
+// hashing the next key then overlaps the misses of the keys before it
+// (hashing a whole round before its first prefetch made RocksDB's batched
+// queries 1.4x slower at 10^7 keys: docs/BENCHMARKS.md, "Query speed
+// through RocksDB's interface").
+template <typename HashOf>
+void FilterReader::MatchBatch(size_t n, const HashOf& hash_of,
+                              bool* results) const {
   const auto store = [&](size_t i, bool match) {
     results[i] = match;
     return true;
@@ -256,23 +263,25 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
       InBatches(
           n,
           [&](size_t i) {
+            const uint64_t h = hash_of(i);
             const uint8_t* block =
-                BlockedBloomImpl::Block(hashes[i], data_, blocked_.num_blocks);
+                BlockedBloomImpl::Block(h, data_, blocked_.num_blocks);
             BlockedBloomImpl::PrefetchBlock(block, PrefetchForRead());
-            return block;
+            return std::make_pair(h, block);
           },
-          [&](size_t i, const uint8_t* block) {
+          [&](size_t i, const std::pair<uint64_t, const uint8_t*>& hb) {
             return store(i, BlockedBloomImpl::MayMatchInBlock(
-                                hashes[i], block, blocked_.num_probes));
+                                hb.first, hb.second, blocked_.num_probes));
           });
       return;
     case Mode::kBloom:
       InBatches(
           n,
           [&](size_t i) {
-            StandardBloomImpl::Prefetch(hashes[i], data_, bloom_.num_bits,
-                                        kProbes, PrefetchForRead());
-            return hashes[i];
+            const uint64_t h = hash_of(i);
+            StandardBloomImpl::Prefetch(h, data_, bloom_.num_bits, kProbes,
+                                        PrefetchForRead());
+            return h;
           },
           [&](size_t i, uint64_t hash) {
             return store(
@@ -284,10 +293,10 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
       InBatches(
           n,
           [&](size_t i) {
-            CountingBloomImpl::Prefetch(hashes[i], data_,
-                                        counting_.num_counters, kProbes,
-                                        PrefetchForRead());
-            return hashes[i];
+            const uint64_t h = hash_of(i);
+            CountingBloomImpl::Prefetch(h, data_, counting_.num_counters,
+                                        kProbes, PrefetchForRead());
+            return h;
           },
           [&](size_t i, uint64_t hash) {
             return store(i, CountingBloomImpl::MayMatch(hash, data_,
@@ -301,21 +310,27 @@ void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
       InBatches(
           n,
           [&](size_t i) {
-            g.Prefetch(hashes[i]);
-            return hashes[i];
+            const uint64_t h = hash_of(i);
+            g.Prefetch(h);
+            return h;
           },
           [&](size_t i, uint64_t hash) { return store(i, g.MayMatch(hash)); });
       return;
     }
     case Mode::kCuckoo:
       internal::CuckooMayMatchBatch(
-          n, hashes, data_, payload_size_, cuckoo_.num_buckets,
+          n, hash_of, data_, payload_size_, cuckoo_.num_buckets,
           cuckoo_.fingerprint_bits, cuckoo_.salt, results);
       return;
     default:
-      for (size_t i = 0; i < n; i++) results[i] = MayMatchHash(hashes[i]);
+      for (size_t i = 0; i < n; i++) results[i] = MayMatchHash(hash_of(i));
       return;
   }
+}
+
+void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
+                                  bool* results) const {
+  MatchBatch(n, [hashes](size_t i) { return hashes[i]; }, results);
 }
 
 void FilterReader::MayMatch(size_t n, const std::string_view* keys,
@@ -324,12 +339,7 @@ void FilterReader::MayMatch(size_t n, const std::string_view* keys,
     std::fill(results, results + n, mode_ == Mode::kAlwaysMatch);
     return;
   }
-  uint64_t hashes[internal::kPrefetchBatch];
-  for (size_t i = 0; i < n; i += internal::kPrefetchBatch) {
-    const size_t m = std::min(internal::kPrefetchBatch, n - i);
-    for (size_t j = 0; j < m; j++) hashes[j] = Hash(keys[i + j]);
-    MayMatchHashes(m, hashes, results + i);
-  }
+  MatchBatch(n, [&](size_t i) { return Hash(keys[i]); }, results);
 }
 
 }  // namespace sstfilter

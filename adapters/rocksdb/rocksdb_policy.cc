@@ -166,19 +166,15 @@ class Reader final : public rocksdb::FilterBitsReader {
     return !r_.valid() || r_.MayMatchHash(r_.Hash(View(entry)));
   }
 
-  // MultiGet's path: hash the whole batch straight from RocksDB's slices,
-  // then let the core prefetch every probe before testing any key.
+  // MultiGet's path: the core hashes each key and prefetches its memory in
+  // one pass, then tests the keys.
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
-    if (!r_.valid() || r_.kind() == FilterKind::kEmpty) {
-      std::fill(may_match, may_match + num_keys, !r_.valid());
-      return;
-    }
     constexpr int kChunk = 32;  // RocksDB's MultiGet batch size
-    uint64_t hashes[kChunk];
+    std::string_view views[kChunk];
     for (int i = 0; i < num_keys; i += kChunk) {
       const int m = std::min(kChunk, num_keys - i);
-      for (int j = 0; j < m; j++) hashes[j] = r_.Hash(View(*keys[i + j]));
-      r_.MayMatchHashes(static_cast<size_t>(m), hashes, may_match + i);
+      for (int j = 0; j < m; j++) views[j] = View(*keys[i + j]);
+      r_.MayMatch(static_cast<size_t>(m), views, may_match + i);
     }
   }
 

@@ -205,6 +205,11 @@ class FilterReader {
     uint64_t wide;  // banded: blocks with r + 1 columns, the last ones
   };
 
+  // The batched queries, written once (policy/reader.cc): item i's hash
+  // is hash_of(i).
+  template <typename HashOf>
+  void MatchBatch(size_t n, const HashOf& hash_of, bool* results) const;
+
   // Open's decoding of one kind's trailer (policy/reader.cc): false unless
   // its params and payload size are as that kind's writer makes them.
   bool DecodeBloom(const internal::Trailer& t);
