@@ -250,7 +250,10 @@ Built Finish(rocksdb::FilterBitsBuilder* b) {
   rocksdb::Status s;
   out.filter = b->Finish(&out.buf, &s);
   EXPECT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(out.filter.data(), out.buf.get()) << "the slice is over the buffer";
+  // Inside the buffer RocksDB frees, at most a cache line in (where the
+  // filter starts at a 64-byte boundary: rocksdb_builder_test).
+  EXPECT_GE(out.filter.data(), out.buf.get()) << "the slice is in the buffer";
+  EXPECT_LT(out.filter.data(), out.buf.get() + 64) << "at most 63 bytes in";
   return out;
 }
 
