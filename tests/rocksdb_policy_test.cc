@@ -435,7 +435,7 @@ TEST_P(RocksDBKindTest, PostVerifyCatchesADamagedFilter) {
   // Clear the whole payload (keep the trailer): every key is now missing.
   const FilterReader r = FilterReader::Open({f.filter.data(), f.filter.size()});
   ASSERT_GT(r.payload_size(), 0u);
-  char* mutable_bytes = const_cast<char*>(f.buf.get());
+  char* mutable_bytes = const_cast<char*>(f.filter.data());
   std::fill(mutable_bytes, mutable_bytes + r.payload_size(), '\0');
   EXPECT_TRUE(b->MaybePostVerify(f.filter).IsCorruption());
 }
