@@ -166,8 +166,8 @@ class Reader final : public rocksdb::FilterBitsReader {
     return !r_.valid() || r_.MayMatchHash(r_.Hash(View(entry)));
   }
 
-  // MultiGet's path: the core hashes each key and prefetches its memory in
-  // one pass, then tests the keys.
+  // MultiGet's path: the core's batched query hashes the keys, prefetches
+  // what each needs, then tests them.
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
     constexpr int kChunk = 32;  // RocksDB's MultiGet batch size
     std::string_view views[kChunk];

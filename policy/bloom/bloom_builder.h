@@ -52,6 +52,17 @@ void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
 
 std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
 
+struct DecodedFilter;  // policy/kinds.h
+struct Trailer;        // policy/format.h
+
+// The decoders of the kinds table's bloom, blocked_bloom and counting_bloom
+// rows (bloom_reader.cc).
+bool DecodeBloom(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
+bool DecodeBlockedBloom(const Trailer& t, const uint8_t* filter,
+                        DecodedFilter* out);
+bool DecodeCountingBloom(const Trailer& t, const uint8_t* filter,
+                         DecodedFilter* out);
+
 }  // namespace internal
 }  // namespace sstfilter
 

@@ -48,6 +48,13 @@ void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
 
 std::unique_ptr<FilterBuilder> NewCuckooBuilder(const FilterSpec& spec);
 
+struct DecodedFilter;  // policy/kinds.h
+struct Trailer;        // policy/format.h
+
+// The decoder of the kinds table's cuckoo and dynamic_cuckoo rows
+// (cuckoo_reader.cc).
+bool DecodeCuckoo(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
+
 }  // namespace internal
 }  // namespace sstfilter
 

@@ -291,10 +291,8 @@ inline bool CuckooMayMatch(uint64_t h, const uint8_t* data, uint64_t size,
   });
 }
 // The batched query (InBatches): locates and prefetches both buckets of
-// every item of a round, then tests them. Item i's hash is hash_of(i),
-// taken once, as its buckets are prefetched.
-template <typename HashOf>
-inline void CuckooMayMatchBatch(size_t n, const HashOf& hash_of,
+// every hash of a round, then tests them.
+inline void CuckooMayMatchBatch(size_t n, const uint64_t* hashes,
                                 const uint8_t* data, uint64_t size,
                                 uint64_t num_buckets, int f, uint32_t salt,
                                 bool* results) {
@@ -303,7 +301,7 @@ inline void CuckooMayMatchBatch(size_t n, const HashOf& hash_of,
     InBatches(
         n,
         [&](size_t i) {
-          const CuckooLoc loc = B::Locate(hash_of(i), num_buckets, salt);
+          const CuckooLoc loc = B::Locate(hashes[i], num_buckets, salt);
           B::Prefetch(loc, data);
           return loc;
         },

@@ -94,6 +94,12 @@ inline void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
 
 std::unique_ptr<FilterBuilder> NewRibbonBuilder(const FilterSpec& spec);
 
+struct DecodedFilter;  // policy/kinds.h
+struct Trailer;        // policy/format.h
+
+// The decoder of the kinds table's ribbon row (ribbon_reader.cc).
+bool DecodeRibbon(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
+
 }  // namespace internal
 }  // namespace sstfilter
 
