@@ -6,6 +6,7 @@
 # and range over runs are printed as a Markdown table.
 #
 #   bench/rocksdb_bench_report.py run1.json run2.json ...
+#   bench/rocksdb_bench_report.py --all-kinds run1.json ...   (every filter)
 import json
 import re
 import statistics
@@ -29,9 +30,35 @@ def load(path):
     return rows
 
 
+def ns(run, kind, filt, n):
+    return run[(kind, filt, n)]["t_per_key"] * 1e9
+
+
+def all_kinds(runs):
+    """Every filter against THEIRS: ns per key, and the median over runs
+    of the ratio taken within each run, with its range."""
+    filters = sorted({k[1] for k in runs[0]}, key=lambda f: (f.startswith("rocksdb"), f))
+    print("| keys | filter | " + " | ".join(label for _, label in MEASURES) + " |")
+    print("|---|---|" + "---|" * len(MEASURES))
+    for n in sorted({k[2] for k in runs[0]}):
+        for f in filters:
+            cells = []
+            for kind, _ in MEASURES:
+                if (kind, f, n) not in runs[0]:
+                    cells.append("")
+                    continue
+                a = statistics.median(ns(r, kind, f, n) for r in runs)
+                q = [ns(r, kind, f, n) / ns(r, kind, THEIRS, n) for r in runs]
+                rng = f" ({min(q):.2f}-{max(q):.2f})" if len(q) > 1 else ""
+                cells.append(f"{a:.1f} = {statistics.median(q):.2f}x{rng}")
+            print(f"| {n:,} | `{f}` | " + " | ".join(cells) + " |")
+
+
 def main():
+    if sys.argv[1] == "--all-kinds":
+        all_kinds([load(p) for p in sys.argv[2:]])
+        return
     runs = [load(p) for p in sys.argv[1:]]
-    ns = lambda r, k, f, n: r[(k, f, n)]["t_per_key"] * 1e9
     print(f"| keys | measure | {OURS} | {THEIRS} | ratio | range over runs |")
     print("|---|---|---|---|---|---|")
     for n in sorted({k[2] for k in runs[0]}):

@@ -10,6 +10,7 @@
 #include <rocksdb/table.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -34,6 +35,9 @@ namespace sstfilter {
 namespace {
 
 std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+
+// Where Finish places a filter in the buffer it hands RocksDB.
+constexpr uintptr_t kCacheLineBytes = 64;
 
 // The id of `spec`. A seed is written "seed=<n>" (and by_level's tree
 // options "size_ratio=<x>", "l0_files=<n>"), and RocksDB's option
@@ -95,12 +99,18 @@ size_t RocksDBBitsBuilder::EstimateEntriesAdded() {
 
 rocksdb::Slice RocksDBBitsBuilder::Finish(std::unique_ptr<const char[]>* buf) {
   // The core appends to a std::string; RocksDB wants a buffer it frees
-  // with delete[].
+  // with delete[], so the bytes are copied once (2-10 ms for the 12.5 MB
+  // of 10^7 keys: under 2% of the build). RocksDB reads the filter through the returned slice, which may
+  // start anywhere in *buf: it starts at a cache line, so a reader over it
+  // (MaybePostVerify, a table reader handed this memory) finds every
+  // blocked Bloom block in one line.
   std::string bytes;
   core_->Finish(&bytes);
-  char* out = new char[bytes.size()];
+  char* owned = new char[bytes.size() + kCacheLineBytes - 1];
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(owned);
+  char* out = owned + (-addr & (kCacheLineBytes - 1));
   std::memcpy(out, bytes.data(), bytes.size());
-  buf->reset(out);
+  buf->reset(owned);
   finished_.swap(pending_);
   pending_.clear();
   has_last_key_ = has_last_alt_ = false;
@@ -160,19 +170,15 @@ class Reader final : public rocksdb::FilterBitsReader {
     return !r_.valid() || r_.MayMatchHash(r_.Hash(View(entry)));
   }
 
-  // MultiGet's path: hash the whole batch straight from RocksDB's slices,
-  // then let the core prefetch every probe before testing any key.
+  // MultiGet's path: the core's batched query hashes the keys, prefetches
+  // what each needs, then tests them.
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
-    if (!r_.valid() || r_.kind() == FilterKind::kEmpty) {
-      std::fill(may_match, may_match + num_keys, !r_.valid());
-      return;
-    }
     constexpr int kChunk = 32;  // RocksDB's MultiGet batch size
-    uint64_t hashes[kChunk];
+    std::string_view views[kChunk];
     for (int i = 0; i < num_keys; i += kChunk) {
       const int m = std::min(kChunk, num_keys - i);
-      for (int j = 0; j < m; j++) hashes[j] = r_.Hash(View(*keys[i + j]));
-      r_.MayMatchHashes(static_cast<size_t>(m), hashes, may_match + i);
+      for (int j = 0; j < m; j++) views[j] = View(*keys[i + j]);
+      r_.MayMatch(static_cast<size_t>(m), views, may_match + i);
     }
   }
 
