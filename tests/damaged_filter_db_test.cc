@@ -236,9 +236,9 @@ class BitFlippingBuilder final : public internal::ForwardingBitsBuilder {
     char* data = const_cast<char*>(f.data());
     const size_t payload =
         FilterReader::Open({f.data(), f.size()}).payload_size();
-    // A set bit of the payload's last non-zero byte: a probe target, not a header
-    // (ribbon's segmented form starts with its directory, whose damage the
-    // reader catches).
+    // A set bit of the payload's last non-zero byte: a probe target, not
+    // a header (ribbon's segmented form starts with its directory, whose
+    // damage the reader catches).
     for (size_t i = payload; i-- > 0;) {
       if (data[i] != 0) {
         data[i] = static_cast<char>(data[i] & (data[i] - 1));
