@@ -34,7 +34,7 @@ using harness::ScanHow;
 // RocksDB's Bloom beside every rival, as the point filter.
 constexpr double kPointBloomBits = 10;
 // Iterator creation: median of this many alternating batches.
-constexpr int kCreationRounds = 21;
+constexpr int kCreationRounds = 101;
 constexpr int kCreationBatch = 200;
 // Off-line build times: median of this many alternating repetitions.
 constexpr int kBuildRepetitions = 5;
