@@ -11,11 +11,14 @@
 // For each range length L (in images) it runs --scans empty ranges
 // [lo, lo + L) (checked empty against the loaded keys) and as many
 // non-empty ones (starting up to L - 1 before a loaded key), and prints per
-// scan: data-block accesses (block cache hits + misses; scans never fill
-// the cache, so each is a read from the file), the bytes of blocks read
-// from the file, index-block accesses, microseconds per scan (NewIterator, Seek, Next to the end) and
-// per NewIterator alone; and the ratios filtered / unfiltered. Every
-// filtered scan's keys are compared with the unfiltered scan's.
+// scan (harness/rocksdb_range_scan.h): data-block accesses (block cache
+// hits + misses; scans never fill the cache, so each is a read from the
+// file), the bytes of blocks read from the file, index-block accesses,
+// microseconds per scan (NewIterator, Seek, Next to the end) and per
+// NewIterator alone; and the ratios filtered / unfiltered. Every filtered
+// scan's keys are compared with the unfiltered scan's. The compare tool's
+// range workload (docs/COMPARE.md) runs the same scans against RocksDB's
+// prefix Bloom and several specs.
 
 #include "harness/rocksdb_range_scan.h"
 
