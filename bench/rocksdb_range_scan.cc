@@ -11,17 +11,20 @@
 // For each range length L (in images) it runs --scans empty ranges
 // [lo, lo + L) (checked empty against the loaded keys) and as many
 // non-empty ones (starting up to L - 1 before a loaded key), and prints per
-// scan: data-block accesses (block cache hits + misses), data blocks read
-// from the file (misses) and their bytes, index-block accesses, keys
-// returned, microseconds per scan (NewIterator, Seek, Next to the end) and
-// per NewIterator alone; and the ratios filtered / unfiltered. Every
-// filtered scan's keys are compared with the unfiltered scan's.
+// scan (harness/rocksdb_range_scan.h): data-block accesses (block cache
+// hits + misses; scans never fill the cache, so each is a read from the
+// file), the bytes of blocks read from the file, index-block accesses,
+// microseconds per scan (NewIterator, Seek, Next to the end) and per
+// NewIterator alone; and the ratios filtered / unfiltered. Every filtered
+// scan's keys are compared with the unfiltered scan's. The compare tool's
+// range workload (docs/COMPARE.md) runs the same scans against RocksDB's
+// prefix Bloom and several specs.
+
+#include "harness/rocksdb_range_scan.h"
 
 #include <gflags/gflags.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
-#include <rocksdb/perf_context.h>
-#include <rocksdb/perf_level.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 
@@ -30,9 +33,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "harness/keys.h"
@@ -51,78 +52,10 @@ namespace sstfilter {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string BigEndian(uint64_t x) {
-  std::string s(8, '\0');
-  for (int i = 0; i < 8; i++) s[i] = static_cast<char>(x >> (56 - 8 * i));
-  return s;
-}
+using harness::BigEndian8;
+using harness::ScanCosts;
 
 uint64_t Image(const std::string& key) { return KeySegmentImage(key, 0, 8); }
-
-struct Totals {
-  uint64_t data = 0, data_miss = 0, data_bytes = 0, index = 0, keys = 0;
-  double scan_us = 0, create_us = 0;
-  uint64_t scans = 0;
-};
-
-uint64_t Ticker(rocksdb::Statistics* s, rocksdb::Tickers t) {
-  return s->getTickerCount(t);
-}
-
-// One scan of [lower, upper); adds its costs to *t; returns its keys.
-std::vector<std::string> ScanOnce(rocksdb::DB* db, rocksdb::Statistics* st,
-                                  const std::string& lower,
-                                  const std::string& upper, bool filtered,
-                                  Totals* t) {
-  RocksDBRangeScan scan(lower, upper);
-  rocksdb::Slice lo(lower), hi(upper);
-  rocksdb::ReadOptions ro;
-  if (filtered) {
-    scan.Apply(&ro);
-  } else {
-    ro.iterate_lower_bound = &lo;
-    ro.iterate_upper_bound = &hi;
-  }
-  const uint64_t data0 = Ticker(st, rocksdb::BLOCK_CACHE_DATA_HIT) +
-                         Ticker(st, rocksdb::BLOCK_CACHE_DATA_MISS);
-  const uint64_t miss0 = Ticker(st, rocksdb::BLOCK_CACHE_DATA_MISS);
-  const uint64_t bytes0 = Ticker(st, rocksdb::BLOCK_CACHE_DATA_BYTES_INSERT);
-  const uint64_t index0 = Ticker(st, rocksdb::BLOCK_CACHE_INDEX_HIT) +
-                          Ticker(st, rocksdb::BLOCK_CACHE_INDEX_MISS);
-  std::vector<std::string> keys;
-  const auto start = Clock::now();
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
-  const auto created = Clock::now();
-  for (it->Seek(lower); it->Valid(); it->Next()) {
-    keys.push_back(it->key().ToString());
-  }
-  const auto end = Clock::now();
-  it.reset();
-  t->data += Ticker(st, rocksdb::BLOCK_CACHE_DATA_HIT) +
-             Ticker(st, rocksdb::BLOCK_CACHE_DATA_MISS) - data0;
-  t->data_miss += Ticker(st, rocksdb::BLOCK_CACHE_DATA_MISS) - miss0;
-  t->data_bytes += Ticker(st, rocksdb::BLOCK_CACHE_DATA_BYTES_INSERT) - bytes0;
-  t->index += Ticker(st, rocksdb::BLOCK_CACHE_INDEX_HIT) +
-              Ticker(st, rocksdb::BLOCK_CACHE_INDEX_MISS) - index0;
-  t->keys += keys.size();
-  t->scan_us += std::chrono::duration<double, std::micro>(end - start).count();
-  t->create_us +=
-      std::chrono::duration<double, std::micro>(created - start).count();
-  t->scans++;
-  return keys;
-}
-
-void WaitForCompactions(rocksdb::DB* db) {
-  for (;;) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
-    if (pending == 0 && running == 0 && flushes == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-}
 
 rocksdb::Options MakeOptions(std::shared_ptr<rocksdb::Statistics> stats) {
   rocksdb::Options o;
@@ -153,18 +86,21 @@ rocksdb::Options MakeOptions(std::shared_ptr<rocksdb::Statistics> stats) {
   return o;
 }
 
-void PrintRow(const char* what, uint64_t len, const Totals& base,
-              const Totals& filt) {
+void PrintRow(const char* what, uint64_t len, const ScanCosts& base,
+              const ScanCosts& filt) {
   const double n = static_cast<double>(base.scans);
   auto ratio = [](double a, double b) { return b == 0 ? 0.0 : a / b; };
   std::printf(
       "%-9s %5llu | %7.3f %7.3f %6.3f | %6.3f %6.3f | %7.0f %7.0f | %6.2f "
       "%6.2f | %6.2f %6.2f | %5.2f %5.2f\n",
-      what, static_cast<unsigned long long>(len), base.data / n, filt.data / n,
-      ratio(filt.data, base.data), base.index / n, filt.index / n,
-      base.data_bytes / n, filt.data_bytes / n, base.scan_us / n,
-      filt.scan_us / n, base.create_us / n, filt.create_us / n,
-      ratio(filt.scan_us, base.scan_us), ratio(filt.create_us, base.create_us));
+      what, static_cast<unsigned long long>(len), base.data_blocks / n,
+      filt.data_blocks / n,
+      ratio(static_cast<double>(filt.data_blocks),
+            static_cast<double>(base.data_blocks)),
+      base.index_blocks / n, filt.index_blocks / n, base.block_read_bytes / n,
+      filt.block_read_bytes / n, base.scan_us / n, filt.scan_us / n,
+      base.create_us / n, filt.create_us / n, ratio(filt.scan_us, base.scan_us),
+      ratio(filt.create_us, base.create_us));
 }
 
 int Run() {
@@ -189,7 +125,11 @@ int Run() {
     images.push_back(Image(key));
   }
   db->Flush(rocksdb::FlushOptions());
-  WaitForCompactions(db.get());
+  s = harness::WaitForCompactions(db.get());
+  if (!s.ok()) {
+    std::fprintf(stderr, "%s\n", s.ToString().c_str());
+    return 1;
+  }
   const double load_s =
       std::chrono::duration<double>(Clock::now() - load_start).count();
   std::sort(images.begin(), images.end());
@@ -223,7 +163,7 @@ int Run() {
       "%6s | %5s %5s\n",
       "", "", "none", "range", "ratio", "none", "range", "none", "range",
       "none", "range", "none", "range", "scan", "iter");
-  std::mt19937_64 rng(42);
+  harness::RangeSampler ranges(&images, 42);
   std::string lengths = FLAGS_lengths + ",";
   int mismatches = 0;
   for (size_t pos = 0; pos < lengths.size();) {
@@ -231,28 +171,20 @@ int Run() {
     const uint64_t len = std::stoull(lengths.substr(pos, comma - pos));
     pos = comma + 1;
     for (bool empty : {true, false}) {
-      Totals base, filt;
+      ScanCosts base, filt;
       for (uint64_t q = 0; q < FLAGS_scans; q++) {
-        uint64_t lo;
-        if (empty) {
-          for (;;) {
-            lo = rng() >> 1;
-            auto it = std::lower_bound(images.begin(), images.end(), lo);
-            if (it == images.end() || *it >= lo + len) break;
-          }
-        } else {
-          const uint64_t k = images[rng() % images.size()];
-          lo = k - std::min<uint64_t>(k, rng() % len);
-        }
-        const std::string lower = BigEndian(lo), upper = BigEndian(lo + len);
+        const uint64_t lo = empty ? ranges.Empty(len) : ranges.NonEmpty(len);
+        const std::string lower = BigEndian8(lo), upper = BigEndian8(lo + len);
+        harness::ScanHow none, range;
+        range.range_filter = true;
         // Alternate which goes first, so caching favours neither.
         std::vector<std::string> a, b;
         if (q % 2 == 0) {
-          a = ScanOnce(db.get(), stats.get(), lower, upper, false, &base);
-          b = ScanOnce(db.get(), stats.get(), lower, upper, true, &filt);
+          a = MeasureScan(db.get(), stats.get(), lower, upper, none, &base);
+          b = MeasureScan(db.get(), stats.get(), lower, upper, range, &filt);
         } else {
-          b = ScanOnce(db.get(), stats.get(), lower, upper, true, &filt);
-          a = ScanOnce(db.get(), stats.get(), lower, upper, false, &base);
+          b = MeasureScan(db.get(), stats.get(), lower, upper, range, &filt);
+          a = MeasureScan(db.get(), stats.get(), lower, upper, none, &base);
         }
         mismatches += a != b;
       }

@@ -331,6 +331,15 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
       {{"--threads=0"}, "--threads"},
       {{"--baseline=bloom:x"}, "--baseline"},
       {{"--tree=wild"}, "--tree"},
+      {{"--workload=range"}, "--engines=rocksdb --tree=natural"},
+      {{"--engines=rocksdb", "--tree=natural", "--workload=ranges"},
+       "unknown workload"},
+      {{"--engines=rocksdb", "--tree=natural", "--workload=range",
+        "--range_lengths=0"},
+       "--range_lengths"},
+      {{"--engines=rocksdb", "--tree=natural", "--workload=range",
+        "--range_specs=range:99"},
+       "--range_specs"},
       {{"--plot", "--out="}, "--plot needs --out"},
       {{"stray"}, "unexpected argument"},
       {{"--frobnicate=1"}, "frobnicate"},
@@ -356,6 +365,81 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("already holds results"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(used / "results.json"), "{}");
+}
+
+// --workload=range: on natural trees, empty scans with a range filter (or
+// the prefix Bloom, where a range fits its prefix) read far fewer data
+// blocks than without; non-empty scans return the same keys (the tool
+// stops if they differ) and read no more; the off-line FPR is within 2x of
+// the bound L / 2^(B-2).
+TEST(CompareToolTest, RangeWorkloadSkipsTablesOfEmptyRanges) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r =
+      RunTool(dir, {"--engines=rocksdb", "--tree=natural", "--workload=range",
+                    "--num=20000", "--scans=200", "--range_lengths=1,16,4096",
+                    "--range_specs=range:10,range:14", "--out=" + out.string(),
+                    "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(ReadFile(out / "results.json"));
+  EXPECT_EQ(j["workload"], "range");
+  ASSERT_EQ(j["runs"].size(), 4u);  // range:10, range:14, prefix, SstQuery
+  for (const json& run : j["runs"]) {
+    SCOPED_TRACE(run["name"].get<std::string>());
+    if (run["name"] == "rocksdb:sst_query_filter") {
+      EXPECT_TRUE(run["skipped"]);
+      EXPECT_NE(run["skip_reason"].get<std::string>().find("RocksDB"),
+                std::string::npos);
+      continue;
+    }
+    EXPECT_GT(run["tables"].get<double>(), 10);
+    EXPECT_GT(run["rival_bits_per_key"].get<double>(), 9);
+    EXPECT_GT(run["create_none_us"].get<double>(), 0);
+    ASSERT_EQ(run["rows"].size(), 6u);
+    const bool prefix = run["name"] == "rocksdb:prefix_bloom:7";
+    for (const json& row : run["rows"]) {
+      const uint64_t len = row["length"];
+      SCOPED_TRACE(len);
+      const json& none = row["none"];
+      const json& with = row["with"];
+      EXPECT_EQ(none["scans"], 200);
+      // Without a filter a scan reads a data block from each level.
+      EXPECT_GE(none["data_blocks_per_scan"].get<double>(), 2);
+      EXPECT_GT(none["bytes_per_scan"].get<double>(), 4000);
+      EXPECT_EQ(with["keys"], none["keys"]);
+      if (!row["empty"]) {
+        EXPECT_GE(none["keys"].get<double>(), 200);
+        EXPECT_LE(with["data_blocks"].get<double>(),
+                  1.01 * none["data_blocks"].get<double>());
+      } else if (len <= 16) {
+        // range:10 at L = 16: 6.25% of the tables at most; the prefix
+        // Bloom: ranges within one 7-byte prefix (nearly all).
+        EXPECT_EQ(none["keys"], 0);
+        EXPECT_LE(with["data_blocks"].get<double>(),
+                  0.15 * none["data_blocks"].get<double>());
+      } else {
+        // 4096 images: past range:10's bound, past the 7-byte prefix.
+        EXPECT_GE(with["data_blocks"].get<double>(),
+                  (prefix ? 1.0 : 0.3) * none["data_blocks"].get<double>());
+      }
+      if (prefix) {
+        EXPECT_EQ(row["fit"] == row["none"]["scans"], len == 1);
+      }
+    }
+  }
+  ASSERT_EQ(j["fpr"].size(), 6u);
+  for (const json& f : j["fpr"]) {
+    const double bound = f["bound"];
+    const double fpr =
+        f["positives"].get<double>() / f["queries"].get<double>();
+    SCOPED_TRACE(f["spec"].get<std::string>() + " L " + f["length"].dump());
+    EXPECT_LE(fpr, 2 * bound);
+    EXPECT_GE(fpr, bound / 2);  // bounds below 1 are nearly tight
+  }
+  ASSERT_EQ(j["build"].size(), 3u);  // range:10, range:14, RocksDB's Bloom
+  for (const json& b : j["build"]) EXPECT_GT(b["ns_per_key"].get<double>(), 0);
+  EXPECT_NE(ReadFile(out / "results.txt").find("Range scans"),
+            std::string::npos);
 }
 
 // RocksDB's Ribbon at the memory of an sstfilter policy: sized with

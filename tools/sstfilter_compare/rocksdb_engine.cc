@@ -70,6 +70,7 @@
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "harness/rocksdb_counting.h"
+#include "harness/rocksdb_range_scan.h"
 #include "sstfilter/rocksdb.h"
 #include "tools/sstfilter_compare/engine.h"
 
@@ -437,37 +438,8 @@ Status RocksDBEngine::LoadNatural(const KeySpace& keys,
 }
 
 Status RocksDBEngine::WaitForCompactions() {
-  // Settled: every property 0 at several polls in a row (a finished
-  // compaction may schedule the next one a moment later).
-  const char* const kBusy[] = {
-      "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending",
-      "rocksdb.num-running-compactions", "rocksdb.compaction-pending"};
-  constexpr int kQuietPolls = 3;
-  constexpr auto kPoll = std::chrono::milliseconds(1);
-  int quiet = 0;
-  while (quiet < kQuietPolls) {
-    // A failed flush or compaction would leave work pending for ever.
-    uint64_t errors = 0;
-    if (db_->GetIntProperty("rocksdb.background-errors", &errors) &&
-        errors != 0) {
-      return EngineError("rocksdb", std::to_string(errors) +
-                                        " background errors (a flush or "
-                                        "compaction failed; see the "
-                                        "database's LOG)");
-    }
-    bool busy = false;
-    for (const char* property : kBusy) {
-      uint64_t v = 0;
-      if (!db_->GetIntProperty(property, &v)) {
-        return EngineError(
-            "rocksdb", std::string("property ") + property + " unavailable");
-      }
-      busy = busy || v != 0;
-    }
-    quiet = busy ? 0 : quiet + 1;
-    std::this_thread::sleep_for(kPoll);
-  }
-  return Status::OK();
+  rocksdb::Status s = harness::WaitForCompactions(db_.get());
+  return s.ok() ? Status::OK() : Err("waiting for compactions", s);
 }
 
 Status RocksDBEngine::Measure(BuildResult* out) {

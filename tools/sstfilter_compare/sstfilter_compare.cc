@@ -42,10 +42,12 @@
 #include "harness/scratch.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/leveldb.h"
+#include "sstfilter/range.h"
 #include "sstfilter/rocksdb.h"
 #include "tools/sstfilter_compare/engine.h"
 #include "tools/sstfilter_compare/policies.h"
 #include "tools/sstfilter_compare/progress.h"
+#include "tools/sstfilter_compare/range_workload.h"
 #include "tools/sstfilter_compare/report.h"
 #include "tools/sstfilter_compare/results.h"
 #include "tools/sstfilter_compare/workload.h"
@@ -112,6 +114,19 @@ DEFINE_string(configure, "code",
               "or options (from option strings, as an OPTIONS file user "
               "gets them: filter_policy=<id>, "
               "listeners=sstfilter.level_listener).");
+DEFINE_string(workload, "lookup",
+              "lookup: Get and MultiGet phases; range: short scans with and "
+              "without range filters (RocksDB, --tree=natural only; "
+              "docs/COMPARE.md)");
+DEFINE_uint64(scans, 2000,
+              "Range workload: scans per rival, length, empty or not.");
+DEFINE_string(range_lengths, "1,16,256,4096",
+              "Range workload: range lengths in images (the keys' first 8 "
+              "bytes).");
+DEFINE_string(range_specs, "range:10,range:14,range:18",
+              "Range workload: our range filter's specs, one database each.");
+DEFINE_int32(prefix_bytes, 7,
+             "Range workload: prefix length of RocksDB's prefix Bloom.");
 DEFINE_bool(direct_io, true,
             "RocksDB: read tables with O_DIRECT if the file system allows "
             "(LevelDB has no direct I/O).");
@@ -201,6 +216,8 @@ struct Flags {
   std::vector<std::string> baselines;
   RocksDBTree tree;
   std::string png_terminal;
+  bool range = false;  // --workload=range
+  RangeWorkloadOptions range_options;
 };
 
 // The problem with a flag: InvalidArgument naming the flag.
@@ -340,6 +357,44 @@ Status CheckOutput(Flags* f) {
   return Status::OK();
 }
 
+Status CheckWorkload(Flags* f) {
+  if (FLAGS_workload == "lookup") return Status::OK();
+  if (FLAGS_workload != "range") {
+    return Bad("--workload: unknown workload \"" + FLAGS_workload +
+               "\" (lookup, range)");
+  }
+  if (f->engines != kRocksDB || !f->tree.natural) {
+    return Bad("--workload=range: needs --engines=rocksdb --tree=natural");
+  }
+  RangeWorkloadOptions& o = f->range_options;
+  for (const std::string& len : SplitList(FLAGS_range_lengths)) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(len.c_str(), &end, 10);
+    if (len.empty() || *end != '\0' || v < 1 || v > (1ULL << 40)) {
+      return Bad("--range_lengths: \"" + len + "\" is not in [1, 2^40]");
+    }
+    o.lengths.push_back(v);
+  }
+  for (const std::string& spec : SplitList(FLAGS_range_specs)) {
+    RangeFilterSpec parsed;
+    const Status s = ParseRangeFilterSpec(spec, &parsed);
+    if (!s.ok()) return Bad("--range_specs: " + s.message());
+    o.range_specs.push_back(spec);
+  }
+  if (o.lengths.empty()) return Bad("--range_lengths: no length");
+  if (FLAGS_prefix_bytes < 1 || FLAGS_prefix_bytes > 8) {
+    return Bad("--prefix_bytes: " + std::to_string(FLAGS_prefix_bytes) +
+               " is not in [1, 8]");
+  }
+  if (FLAGS_scans < 1) return Bad("--scans: must be at least 1");
+  o.prefix_bytes = FLAGS_prefix_bytes;
+  o.scans = FLAGS_scans;
+  o.tree = f->tree;
+  o.keep = FLAGS_keep;
+  f->range = true;
+  return Status::OK();
+}
+
 // Checks every flag, in the order of --helpshort's topics.
 Status CheckFlags(Flags* f) {
   for (Status (*check)(Flags*) : {CheckEngines, CheckPhases, CheckPolicies}) {
@@ -348,6 +403,7 @@ Status CheckFlags(Flags* f) {
   }
   Status p = CheckRanges();
   if (p.ok()) p = CheckTree(f);
+  if (p.ok()) p = CheckWorkload(f);
   return p.ok() ? CheckOutput(f) : p;
 }
 
@@ -397,13 +453,8 @@ struct Setup {
 };
 
 // Plans the runs, makes the databases' folder and the engines.
-Status Prepare(Setup* setup, Report* report) {
-  for (EngineBit e : setup->flags.engine_order) {
-    for (const PlannedRun& r : PlanRuns(setup->flags.policies, e)) {
-      setup->plan.push_back({e, r});
-    }
-  }
-  if (setup->plan.empty()) return Bad("nothing to run");
+// The folder the databases go in: --db_dir, or a scratch folder.
+Status MakeBase(Setup* setup) {
   if (FLAGS_db_dir.empty()) {
     const std::string err =
         harness::ScratchDir::New("sstfilter_compare", FLAGS_keep, &setup->temp);
@@ -415,6 +466,18 @@ Status Prepare(Setup* setup, Report* report) {
     fs::create_directories(setup->base, ec);
     if (ec) return Bad("--db_dir " + setup->base + ": " + ec.message());
   }
+  return Status::OK();
+}
+
+Status Prepare(Setup* setup, Report* report) {
+  for (EngineBit e : setup->flags.engine_order) {
+    for (const PlannedRun& r : PlanRuns(setup->flags.policies, e)) {
+      setup->plan.push_back({e, r});
+    }
+  }
+  if (setup->plan.empty()) return Bad("nothing to run");
+  Status err = MakeBase(setup);
+  if (!err.ok()) return err;
   const bool direct = FLAGS_direct_io && DirectIoWorks(setup->base);
   for (EngineBit e : setup->flags.engine_order) {
     setup->engines.push_back(e == kRocksDB
@@ -804,6 +867,57 @@ Status WriteResults(const Report& report, const Flags& flags,
   return Status::OK();
 }
 
+Progress MakeProgress() {
+  const char* term = std::getenv("TERM");
+  return Progress(FLAGS_progress, ::isatty(STDERR_FILENO) == 1 &&
+                                      term != nullptr &&
+                                      std::string(term) != "dumb");
+}
+
+// --workload=range: range_workload.h; results.txt and results.json.
+int RunRange(Setup* setup, const std::string& command) {
+  Status err = MakeBase(setup);
+  if (!err.ok()) return Fail(kRunError, err);
+  Report lookup;
+  DescribeSetup(*setup, command, &lookup);
+  RangeReport report;
+  for (const auto& [name, value] : lookup.header) {
+    if (name == "lookups") {
+      report.header.push_back(
+          {"scans",
+           std::to_string(FLAGS_scans) +
+               " per rival, length and kind (empty or not), on one thread; "
+               "each without and with the rival, alternating; data blocks "
+               "never cached (fill_cache=false), index and filter blocks in "
+               "a 64 MiB block cache; reads through the page cache"});
+    } else if (name == "rocksdb tree") {
+      report.header.push_back(
+          {name,
+           RocksDBTreeText(setup->flags)
+               .substr(0, RocksDBTreeText(setup->flags).find("; reopened"))});
+    } else {
+      report.header.push_back({name, value});
+    }
+  }
+  Progress progress = MakeProgress();
+  const KeySpace keys(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_seed);
+  setup->flags.range_options.dir = setup->base;
+  err = RunRangeWorkload(setup->flags.range_options, keys, &progress, &report);
+  if (!err.ok()) return Fail(kRunError, err);
+  const std::string text = FormatRangeText(report);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (FLAGS_out.empty()) return 0;
+  std::error_code ec;
+  fs::create_directories(FLAGS_out, ec);
+  const fs::path out(FLAGS_out);
+  err = WriteFile(out / "results.txt", text);
+  if (err.ok()) err = WriteFile(out / "results.json", FormatRangeJson(report));
+  if (!err.ok()) return Fail(kRunError, err);
+  std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  return 0;
+}
+
 int Run(int argc, char** argv, const std::string& command) {
   if (argc > 1) {
     return Fail(kUsageError, Bad(std::string("unexpected argument \"") +
@@ -812,16 +926,14 @@ int Run(int argc, char** argv, const std::string& command) {
   Setup setup;
   const Status bad = CheckFlags(&setup.flags);
   if (!bad.ok()) return Fail(kUsageError, bad);
+  if (setup.flags.range) return RunRange(&setup, command);
   Report report;
   Status err = Prepare(&setup, &report);
   if (setup.plan.empty()) return Fail(kUsageError, err);
   if (!err.ok()) return Fail(kRunError, err);
   DescribeSetup(setup, command, &report);
 
-  const char* term = std::getenv("TERM");
-  Progress progress(FLAGS_progress, ::isatty(STDERR_FILENO) == 1 &&
-                                        term != nullptr &&
-                                        std::string(term) != "dumb");
+  Progress progress = MakeProgress();
   progress.Note("sstfilter_compare: " + std::to_string(setup.plan.size()) +
                 " runs of " + std::to_string(FLAGS_num) +
                 " keys; databases in " + setup.base);
