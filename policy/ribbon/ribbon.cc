@@ -546,24 +546,42 @@ bool AddRow128(uint64_t i, RibbonRow c, uint32_t fp, RibbonScratch* s) {
   return fp == 0;  // a repeated row (a repeated key) is no contradiction
 }
 
+// The salted hashes (RibbonSegmentMix) of the segment's hashes list[lo,
+// hi) under v.salt into s->keys, sorted by start block: a counting sort
+// out of place, so the hashes stay as they are for the next salt, and
+// elimination reads each key's salted hash instead of mixing it again.
+// In order of start block elimination walks the slots almost
+// sequentially (the order changes neither solvability nor the solution).
+void SortSegmentKeys(const HashList& list, uint64_t lo, uint64_t hi,
+                     const RibbonSegmentView& v, RibbonScratch* s) {
+  const uint64_t starts = v.NumStarts();
+  std::vector<uint64_t>& next = s->next;
+  next.assign(v.blocks, 0);
+  for (uint64_t j = lo; j < hi; j++) {
+    const uint64_t a = RibbonSegmentMix(list[j], v.salt);
+    next[FastRange64(a, starts) / kRibbonWideSlots + 1]++;
+  }
+  for (uint64_t b = 1; b < v.blocks; b++) next[b] += next[b - 1];
+  s->keys.resize(hi - lo);
+  uint64_t* keys = s->keys.data();
+  for (uint64_t j = lo; j < hi; j++) {
+    const uint64_t a = RibbonSegmentMix(list[j], v.salt);
+    keys[next[FastRange64(a, starts) / kRibbonWideSlots]++] = a;
+  }
+}
+
 // Solves one segment, hashes list[lo, hi), into its columns v.words (v.salt
 // chosen by the caller). False if the system has no solution.
-bool BuildSegment(HashList* hashes, uint64_t lo, uint64_t hi,
+bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
                   const RibbonSegmentView& v, RibbonScratch* s) {
   const uint64_t slots = v.blocks * kRibbonWideSlots;
   s->row.assign(slots, 0);
   s->rhs.assign(slots, 0);
-  // In order of start block, as the banded form (the order changes neither
-  // solvability nor the solution).
-  auto key = [&](uint64_t h) {
-    return FastRange64(RibbonHashSegment(h, v.salt).a, v.NumStarts()) /
-           kRibbonWideSlots;
-  };
-  SortRangeInPlace(*hashes, lo, hi, v.blocks - 1, key, s);
-  const HashList& list = *hashes;
-  for (uint64_t j = lo; j < hi; j++) {
-    const RibbonKey k = RibbonHashSegment(list[j], v.salt);
-    const uint64_t start = FastRange64(k.a, v.NumStarts());
+  SortSegmentKeys(list, lo, hi, v, s);
+  const uint64_t starts = v.NumStarts();
+  for (const uint64_t a : s->keys) {
+    const RibbonKey k = RibbonHash(a, 0);
+    const uint64_t start = FastRange64(a, starts);
     const uint32_t cols = v.Columns(start / kRibbonWideSlots);
     if (!AddRow128(start, RibbonRow128(k), k.fp & LowBits(cols), s)) {
       return false;
@@ -642,7 +660,7 @@ bool AppendSegmented(const FilterSpec& spec, const RibbonPlan& rp, int salts,
     bool ok = false;
     for (v.salt = 0; !ok && v.salt < static_cast<uint32_t>(salts); v.salt++) {
       stats->attempts++;
-      ok = BuildSegment(hashes, s->bounds[i], s->bounds[i + 1], v, s);
+      ok = BuildSegment(*hashes, s->bounds[i], s->bounds[i + 1], v, s);
     }
     if (!ok) {
       dst->resize(start);
@@ -829,7 +847,8 @@ class RibbonBuilder final : public HashListBuilder {
     hashes_.clear();
     // Keep the scratch of small filters only (LevelDB builds many).
     if (scratch_.coeff.capacity() > HashList::kChunkHashes ||
-        scratch_.row.capacity() > HashList::kChunkHashes) {
+        scratch_.row.capacity() > HashList::kChunkHashes ||
+        scratch_.keys.capacity() > HashList::kChunkHashes) {
       scratch_ = RibbonScratch();
     }
   }

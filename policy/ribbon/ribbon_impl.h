@@ -170,17 +170,14 @@ inline RibbonRow RibbonRow128(const RibbonKey& k) {
   x ^= x >> 31;
   return (static_cast<RibbonRow>(x) << 64) | (k.row | 1);
 }
-// The key of hash h in a segment with salt s: RibbonHash of
-// Mix64(h ^ (s * kGolden64)) with salt 0. The start must be re-mixed per
+// The key of hash h in a segment with salt s is RibbonHash(a, 0) of this
+// salted hash a = Mix64(h ^ (s * kGolden64)). The start must be re-mixed per
 // salt: under a = h ^ (s * kGolden64) alone, keys whose hashes share their
 // high bits share their starts under every salt, so a segment whose starts
 // happen to crowd somewhere fails under every salt (measured: 1 key set in
 // ~50 of 2^15 keys at 1.03 slots per key).
 inline uint64_t RibbonSegmentMix(uint64_t h, uint32_t salt) {
   return Mix64(h ^ (salt * kGolden64));
-}
-inline RibbonKey RibbonHashSegment(uint64_t h, uint32_t salt) {
-  return RibbonHash(RibbonSegmentMix(h, salt), 0);
 }
 // The segment of hash h: the low 32 bits choose (the start within the
 // segment comes from the high bits of the salted hash).
