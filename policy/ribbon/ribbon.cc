@@ -523,27 +523,40 @@ bool BuildBanded(HashList* hashes, const RibbonBanded& g, RibbonSystem* sys,
   return true;
 }
 
-// Adds a 128-bit row (coefficients `c` relative to slot `i`) = `fp` to the
-// system in s->row and s->rhs. False if it contradicts the rows there.
+// Adds a 128-bit row (coefficients `c` relative to slot `i`, bit 0 set) =
+// `fp` to the system in s->row and s->rhs. False if it contradicts the
+// rows there. The row is kept as two words: after a pivot row is XORed
+// in, bit 0 is clear, so the shift to the next set bit is 1..127 and
+// needs no 128-bit shift's test for 64 or more (the loop is most of the
+// build; this is its dependency chain).
 bool AddRow128(uint64_t i, RibbonRow c, uint32_t fp, RibbonScratch* s) {
   RibbonRow* rows = s->row.data();
   uint32_t* rhs = s->rhs.data();
-  while (c != 0) {
-    const uint64_t low = static_cast<uint64_t>(c);
-    const int tz = low != 0
-                       ? __builtin_ctzll(low)
-                       : 64 + __builtin_ctzll(static_cast<uint64_t>(c >> 64));
-    i += tz;
-    c >>= tz;
-    if (rows[i] == 0) {
-      rows[i] = c;
+  uint64_t lo = static_cast<uint64_t>(c), hi = static_cast<uint64_t>(c >> 64);
+  for (;;) {
+    const RibbonRow pivot = rows[i];
+    if (pivot == 0) {
+      rows[i] = static_cast<RibbonRow>(hi) << 64 | lo;
       rhs[i] = fp;
       return true;
     }
-    c ^= rows[i];
+    lo ^= static_cast<uint64_t>(pivot);
+    hi ^= static_cast<uint64_t>(pivot >> 64);
     fp ^= rhs[i];
+    if (lo != 0) {
+      const int tz = __builtin_ctzll(lo);  // 1..63
+      lo = (lo >> tz) | (hi << (64 - tz));
+      hi >>= tz;
+      i += tz;
+    } else if (hi != 0) {
+      const int tz = __builtin_ctzll(hi);
+      lo = hi >> tz;
+      hi = 0;
+      i += 64 + tz;
+    } else {
+      return fp == 0;  // a repeated row (a repeated key): no contradiction
+    }
   }
-  return fp == 0;  // a repeated row (a repeated key) is no contradiction
 }
 
 // The salted hashes (RibbonSegmentMix) of the segment's hashes list[lo,
