@@ -583,6 +583,38 @@ void SortSegmentKeys(const HashList& list, uint64_t lo, uint64_t hi,
   }
 }
 
+// Back-substitution of a solved segment into its columns v.words, last
+// slot first, with per column j a window w[j] of the 128 solution bits
+// after the current slot (bit 0 = the next slot; as the banded form). The
+// value at slot i with pivot row c is rhs bit j XOR parity(c & (w << 1)),
+// which is parity((c >> 1) & w): independent of the window's shift.
+void BackSubstitute128(const RibbonSegmentView& v, const RibbonScratch& s) {
+  uint64_t lo[kRibbonMaxColumns + 1] = {}, hi[kRibbonMaxColumns + 1] = {};
+  uint8_t* out = const_cast<uint8_t*>(v.words);
+  for (uint64_t t = v.blocks; t-- > 0;) {
+    const uint32_t cols = v.Columns(t);
+    for (uint64_t u = kRibbonWideSlots; u-- > 0;) {
+      const uint64_t i = t * kRibbonWideSlots + u;
+      const RibbonRow c = s.row[i] >> 1;
+      const uint64_t c_lo = static_cast<uint64_t>(c);
+      const uint64_t c_hi = static_cast<uint64_t>(c >> 64);
+      // A free slot (no pivot row) is 0: rhs 0 and c 0 give 0.
+      const uint32_t rhs = s.rhs[i];
+      for (uint32_t j = 0; j < cols; j++) {
+        const uint64_t x = ((rhs >> j) & 1) ^
+                           (Parity64((c_lo & lo[j]) ^ (c_hi & hi[j])) ? 1 : 0);
+        hi[j] = (hi[j] << 1) | (lo[j] >> 63);
+        lo[j] = (lo[j] << 1) | x;
+      }
+    }
+    uint8_t* p = out + kRibbonColumnBytes * v.BlockColumn(t);
+    for (uint32_t j = 0; j < cols; j++) {
+      EncodeFixed64(p + kRibbonColumnBytes * j, lo[j]);
+      EncodeFixed64(p + kRibbonColumnBytes * j + 8, hi[j]);
+    }
+  }
+}
+
 // Solves one segment, hashes list[lo, hi), into its columns v.words (v.salt
 // chosen by the caller). False if the system has no solution.
 bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
@@ -600,29 +632,7 @@ bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
       return false;
     }
   }
-  // Back-substitution, last slot first, with per column a window of the 128
-  // solution bits after the current slot (as the banded form).
-  RibbonRow w[kRibbonMaxColumns + 1] = {};
-  uint8_t* out = const_cast<uint8_t*>(v.words);
-  for (uint64_t t = v.blocks; t-- > 0;) {
-    const uint32_t cols = v.Columns(t);
-    for (uint64_t u = kRibbonWideSlots; u-- > 0;) {
-      const uint64_t i = t * kRibbonWideSlots + u;
-      const RibbonRow row = s->row[i];
-      for (uint32_t j = 0; j < cols; j++) {
-        w[j] <<= 1;
-        if (row != 0) {
-          w[j] |= ((s->rhs[i] >> j) & 1) ^ (Parity128(row & w[j]) ? 1u : 0u);
-        }
-      }
-    }
-    uint8_t* p = out + kRibbonColumnBytes * v.BlockColumn(t);
-    for (uint32_t j = 0; j < cols; j++) {
-      EncodeFixed64(p + kRibbonColumnBytes * j, static_cast<uint64_t>(w[j]));
-      EncodeFixed64(p + kRibbonColumnBytes * j + 8,
-                    static_cast<uint64_t>(w[j] >> 64));
-    }
-  }
+  BackSubstitute128(v, *s);
   return true;
 }
 
