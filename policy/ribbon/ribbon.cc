@@ -649,10 +649,15 @@ bool AppendSegmented(const FilterSpec& spec, const RibbonPlan& rp, int salts,
       [&](uint64_t h) { return RibbonSegment(h, segments); }, s);
   s->bounds.assign(1, 0);
   s->bounds.insert(s->bounds.end(), s->end.begin(), s->end.end());
-  uint64_t blocks = 0;
+  uint64_t blocks = 0, most_keys = 0;
   for (uint64_t i = 0; i < segments; i++) {
-    blocks += RibbonSegmentBlocks(s->bounds[i + 1] - s->bounds[i]);
+    const uint64_t keys = s->bounds[i + 1] - s->bounds[i];
+    blocks += RibbonSegmentBlocks(keys);
+    most_keys = std::max(most_keys, keys);
   }
+  // One allocation for the largest segment's sorted keys (growing it
+  // segment by segment could double it).
+  s->keys.reserve(most_keys);
   const uint64_t r = rp.columns / blocks;
   if (r == 0 || r >= kRibbonMaxColumns || blocks >= kRibbonMaxWideBlocks) {
     return false;
