@@ -523,75 +523,116 @@ bool BuildBanded(HashList* hashes, const RibbonBanded& g, RibbonSystem* sys,
   return true;
 }
 
-// Adds a 128-bit row (coefficients `c` relative to slot `i`) = `fp` to the
-// system in s->row and s->rhs. False if it contradicts the rows there.
+// Adds a 128-bit row (coefficients `c` relative to slot `i`, bit 0 set) =
+// `fp` to the system in s->row and s->rhs. False if it contradicts the
+// rows there. The row is kept as two words: after a pivot row is XORed
+// in, bit 0 is clear, so the shift to the next set bit is 1..127 and
+// needs no 128-bit shift's test for 64 or more (the loop is most of the
+// build; this is its dependency chain).
 bool AddRow128(uint64_t i, RibbonRow c, uint32_t fp, RibbonScratch* s) {
   RibbonRow* rows = s->row.data();
   uint32_t* rhs = s->rhs.data();
-  while (c != 0) {
-    const uint64_t low = static_cast<uint64_t>(c);
-    const int tz = low != 0
-                       ? __builtin_ctzll(low)
-                       : 64 + __builtin_ctzll(static_cast<uint64_t>(c >> 64));
-    i += tz;
-    c >>= tz;
-    if (rows[i] == 0) {
-      rows[i] = c;
+  uint64_t lo = static_cast<uint64_t>(c), hi = static_cast<uint64_t>(c >> 64);
+  for (;;) {
+    const RibbonRow pivot = rows[i];
+    if (pivot == 0) {
+      rows[i] = static_cast<RibbonRow>(hi) << 64 | lo;
       rhs[i] = fp;
       return true;
     }
-    c ^= rows[i];
+    lo ^= static_cast<uint64_t>(pivot);
+    hi ^= static_cast<uint64_t>(pivot >> 64);
     fp ^= rhs[i];
-  }
-  return fp == 0;  // a repeated row (a repeated key) is no contradiction
-}
-
-// Solves one segment, hashes list[lo, hi), into its columns v.words (v.salt
-// chosen by the caller). False if the system has no solution.
-bool BuildSegment(HashList* hashes, uint64_t lo, uint64_t hi,
-                  const RibbonSegmentView& v, RibbonScratch* s) {
-  const uint64_t slots = v.blocks * kRibbonWideSlots;
-  s->row.assign(slots, 0);
-  s->rhs.assign(slots, 0);
-  // In order of start block, as the banded form (the order changes neither
-  // solvability nor the solution).
-  auto key = [&](uint64_t h) {
-    return FastRange64(RibbonHashSegment(h, v.salt).a, v.NumStarts()) /
-           kRibbonWideSlots;
-  };
-  SortRangeInPlace(*hashes, lo, hi, v.blocks - 1, key, s);
-  const HashList& list = *hashes;
-  for (uint64_t j = lo; j < hi; j++) {
-    const RibbonKey k = RibbonHashSegment(list[j], v.salt);
-    const uint64_t start = FastRange64(k.a, v.NumStarts());
-    const uint32_t cols = v.Columns(start / kRibbonWideSlots);
-    if (!AddRow128(start, RibbonRow128(k), k.fp & LowBits(cols), s)) {
-      return false;
+    if (lo != 0) {
+      const int tz = __builtin_ctzll(lo);  // 1..63
+      lo = (lo >> tz) | (hi << (64 - tz));
+      hi >>= tz;
+      i += tz;
+    } else if (hi != 0) {
+      const int tz = __builtin_ctzll(hi);
+      lo = hi >> tz;
+      hi = 0;
+      i += 64 + tz;
+    } else {
+      return fp == 0;  // a repeated row (a repeated key): no contradiction
     }
   }
-  // Back-substitution, last slot first, with per column a window of the 128
-  // solution bits after the current slot (as the banded form).
-  RibbonRow w[kRibbonMaxColumns + 1] = {};
+}
+
+// The salted hashes (RibbonSegmentMix) of the segment's hashes list[lo,
+// hi) under v.salt into s->keys, sorted by start block: a counting sort
+// out of place, so the hashes stay as they are for the next salt, and
+// elimination reads each key's salted hash instead of mixing it again.
+// In order of start block elimination walks the slots almost
+// sequentially (the order changes neither solvability nor the solution).
+void SortSegmentKeys(const HashList& list, uint64_t lo, uint64_t hi,
+                     const RibbonSegmentView& v, RibbonScratch* s) {
+  const uint64_t starts = v.NumStarts();
+  std::vector<uint64_t>& next = s->next;
+  next.assign(v.blocks, 0);
+  for (uint64_t j = lo; j < hi; j++) {
+    const uint64_t a = RibbonSegmentMix(list[j], v.salt);
+    next[FastRange64(a, starts) / kRibbonWideSlots + 1]++;
+  }
+  for (uint64_t b = 1; b < v.blocks; b++) next[b] += next[b - 1];
+  s->keys.resize(hi - lo);
+  uint64_t* keys = s->keys.data();
+  for (uint64_t j = lo; j < hi; j++) {
+    const uint64_t a = RibbonSegmentMix(list[j], v.salt);
+    keys[next[FastRange64(a, starts) / kRibbonWideSlots]++] = a;
+  }
+}
+
+// Back-substitution of a solved segment into its columns v.words, last
+// slot first, with per column j a window w[j] of the 128 solution bits
+// after the current slot (bit 0 = the next slot; as the banded form). The
+// value at slot i with pivot row c is rhs bit j XOR parity(c & (w << 1)),
+// which is parity((c >> 1) & w): independent of the window's shift.
+void BackSubstitute128(const RibbonSegmentView& v, const RibbonScratch& s) {
+  uint64_t lo[kRibbonMaxColumns + 1] = {}, hi[kRibbonMaxColumns + 1] = {};
   uint8_t* out = const_cast<uint8_t*>(v.words);
   for (uint64_t t = v.blocks; t-- > 0;) {
     const uint32_t cols = v.Columns(t);
     for (uint64_t u = kRibbonWideSlots; u-- > 0;) {
       const uint64_t i = t * kRibbonWideSlots + u;
-      const RibbonRow row = s->row[i];
+      const RibbonRow c = s.row[i] >> 1;
+      const uint64_t c_lo = static_cast<uint64_t>(c);
+      const uint64_t c_hi = static_cast<uint64_t>(c >> 64);
+      // A free slot (no pivot row) is 0: rhs 0 and c 0 give 0.
+      const uint32_t rhs = s.rhs[i];
       for (uint32_t j = 0; j < cols; j++) {
-        w[j] <<= 1;
-        if (row != 0) {
-          w[j] |= ((s->rhs[i] >> j) & 1) ^ (Parity128(row & w[j]) ? 1u : 0u);
-        }
+        const uint64_t x = ((rhs >> j) & 1) ^
+                           (Parity64((c_lo & lo[j]) ^ (c_hi & hi[j])) ? 1 : 0);
+        hi[j] = (hi[j] << 1) | (lo[j] >> 63);
+        lo[j] = (lo[j] << 1) | x;
       }
     }
     uint8_t* p = out + kRibbonColumnBytes * v.BlockColumn(t);
     for (uint32_t j = 0; j < cols; j++) {
-      EncodeFixed64(p + kRibbonColumnBytes * j, static_cast<uint64_t>(w[j]));
-      EncodeFixed64(p + kRibbonColumnBytes * j + 8,
-                    static_cast<uint64_t>(w[j] >> 64));
+      EncodeFixed64(p + kRibbonColumnBytes * j, lo[j]);
+      EncodeFixed64(p + kRibbonColumnBytes * j + 8, hi[j]);
     }
   }
+}
+
+// Solves one segment, hashes list[lo, hi), into its columns v.words (v.salt
+// chosen by the caller). False if the system has no solution.
+bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
+                  const RibbonSegmentView& v, RibbonScratch* s) {
+  const uint64_t slots = v.blocks * kRibbonWideSlots;
+  s->row.assign(slots, 0);
+  s->rhs.assign(slots, 0);
+  SortSegmentKeys(list, lo, hi, v, s);
+  const uint64_t starts = v.NumStarts();
+  for (const uint64_t a : s->keys) {
+    const RibbonKey k = RibbonHash(a, 0);
+    const uint64_t start = FastRange64(a, starts);
+    const uint32_t cols = v.Columns(start / kRibbonWideSlots);
+    if (!AddRow128(start, RibbonRow128(k), k.fp & LowBits(cols), s)) {
+      return false;
+    }
+  }
+  BackSubstitute128(v, *s);
   return true;
 }
 
@@ -608,10 +649,15 @@ bool AppendSegmented(const FilterSpec& spec, const RibbonPlan& rp, int salts,
       [&](uint64_t h) { return RibbonSegment(h, segments); }, s);
   s->bounds.assign(1, 0);
   s->bounds.insert(s->bounds.end(), s->end.begin(), s->end.end());
-  uint64_t blocks = 0;
+  uint64_t blocks = 0, most_keys = 0;
   for (uint64_t i = 0; i < segments; i++) {
-    blocks += RibbonSegmentBlocks(s->bounds[i + 1] - s->bounds[i]);
+    const uint64_t keys = s->bounds[i + 1] - s->bounds[i];
+    blocks += RibbonSegmentBlocks(keys);
+    most_keys = std::max(most_keys, keys);
   }
+  // One allocation for the largest segment's sorted keys (growing it
+  // segment by segment could double it).
+  s->keys.reserve(most_keys);
   const uint64_t r = rp.columns / blocks;
   if (r == 0 || r >= kRibbonMaxColumns || blocks >= kRibbonMaxWideBlocks) {
     return false;
@@ -642,7 +688,7 @@ bool AppendSegmented(const FilterSpec& spec, const RibbonPlan& rp, int salts,
     bool ok = false;
     for (v.salt = 0; !ok && v.salt < static_cast<uint32_t>(salts); v.salt++) {
       stats->attempts++;
-      ok = BuildSegment(hashes, s->bounds[i], s->bounds[i + 1], v, s);
+      ok = BuildSegment(*hashes, s->bounds[i], s->bounds[i + 1], v, s);
     }
     if (!ok) {
       dst->resize(start);
@@ -829,7 +875,8 @@ class RibbonBuilder final : public HashListBuilder {
     hashes_.clear();
     // Keep the scratch of small filters only (LevelDB builds many).
     if (scratch_.coeff.capacity() > HashList::kChunkHashes ||
-        scratch_.row.capacity() > HashList::kChunkHashes) {
+        scratch_.row.capacity() > HashList::kChunkHashes ||
+        scratch_.keys.capacity() > HashList::kChunkHashes) {
       scratch_ = RibbonScratch();
     }
   }

@@ -88,7 +88,8 @@ struct RibbonBuildOptions {
 // (and released after a large one). Per slot the pivot row's coefficients
 // (relative to the slot, bit 0 set; 0: free slot) and its fingerprint
 // bits, in two arrays: 12 bytes a slot where a struct would pad to 16 (20
-// with the segmented form's 128-bit rows, for one segment at a time).
+// with the segmented form's 128-bit rows, for one segment at a time, and 8 a
+// key of the segment for its salted hashes).
 struct RibbonScratch {
   std::vector<uint64_t> coeff;
   std::vector<RibbonRow> row;  // segmented: 128-bit pivot rows
@@ -96,6 +97,8 @@ struct RibbonScratch {
   // Sorting the hashes by start block: per key of a sort, the place of
   // its next hash and the end of its hashes; the bounds of the groups.
   std::vector<uint64_t> next, end, bounds;
+  // Segmented: one segment's salted hashes, sorted by start block.
+  std::vector<uint64_t> keys;
 };
 
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no

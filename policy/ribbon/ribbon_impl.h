@@ -170,14 +170,14 @@ inline RibbonRow RibbonRow128(const RibbonKey& k) {
   x ^= x >> 31;
   return (static_cast<RibbonRow>(x) << 64) | (k.row | 1);
 }
-// The key of hash h in a segment with salt s: RibbonHash of
-// Mix64(h ^ (s * kGolden64)) with salt 0. The start must be re-mixed per
+// The key of hash h in a segment with salt s is RibbonHash(a, 0) of this
+// salted hash a = Mix64(h ^ (s * kGolden64)). The start must be re-mixed per
 // salt: under a = h ^ (s * kGolden64) alone, keys whose hashes share their
 // high bits share their starts under every salt, so a segment whose starts
 // happen to crowd somewhere fails under every salt (measured: 1 key set in
 // ~50 of 2^15 keys at 1.03 slots per key).
-inline RibbonKey RibbonHashSegment(uint64_t h, uint32_t salt) {
-  return RibbonHash(Mix64(h ^ (salt * kGolden64)), 0);
+inline uint64_t RibbonSegmentMix(uint64_t h, uint32_t salt) {
+  return Mix64(h ^ (salt * kGolden64));
 }
 // The segment of hash h: the low 32 bits choose (the start within the
 // segment comes from the high bits of the salted hash).
@@ -241,20 +241,26 @@ struct RibbonSegmented {
     v->salt = b0 & 255;
     return true;
   }
-  void Prefetch(uint64_t h) const {
+  // Where a key of hash h is checked and against what: Locate computes it
+  // (and nothing is read but the directory), Check reads the two blocks.
+  // MayMatch is Check(Locate(h)); a batch locates and prefetches a round
+  // of keys first, then checks them (ribbon_reader.cc).
+  struct Probe {
+    const uint8_t* block = nullptr;  // column 0 of block t; null: may match
+    uint64_t next = 0;               // bytes from block t to block t + 1
+    RibbonRow lo = 0, hi = 0;        // the row's bits in blocks t, t + 1
+    uint32_t cols = 0;               // columns to check
+    uint32_t fp = 0;
+  };
+  SSTFILTER_ALWAYS_INLINE Probe Locate(uint64_t h) const {
+    Probe probe;
+    // Most segments are solved with salt 0: its key is computed while the
+    // directory entry loads, and recomputed only for another salt.
+    uint64_t a = RibbonSegmentMix(h, 0);
     RibbonSegmentView v;
-    if (!Segment(RibbonSegment(h, segments), &v)) return;
-    const uint64_t t =
-        FastRange64(RibbonHashSegment(h, v.salt).a, v.NumStarts()) /
-        kRibbonWideSlots;
-    const uint8_t* p = v.Block(t);
-    PrefetchRead(p);
-    PrefetchRead(p + kRibbonColumnBytes * (v.Columns(t) + 2) - 1);
-  }
-  bool MayMatch(uint64_t h) const {
-    RibbonSegmentView v;
-    if (!Segment(RibbonSegment(h, segments), &v)) return true;
-    const RibbonKey key = RibbonHashSegment(h, v.salt);
+    if (!Segment(RibbonSegment(h, segments), &v)) return probe;
+    if (__builtin_expect(v.salt != 0, 0)) a = RibbonSegmentMix(h, v.salt);
+    const RibbonKey key = RibbonHash(a, 0);
     const uint64_t start = FastRange64(key.a, v.NumStarts());
     const uint64_t t = start / kRibbonWideSlots;
     const unsigned off = static_cast<unsigned>(start % kRibbonWideSlots);
@@ -262,18 +268,36 @@ struct RibbonSegmented {
     // t and t + 1: (row << off) in block t, the bits it pushes out in
     // t + 1 ((row >> 1) >> (127 - off) is row >> (128 - off), 0 if off 0).
     const RibbonRow row = RibbonRow128(key);
-    const RibbonRow lo = row << off, hi = (row >> 1) >> (127 - off);
-    const uint32_t cols = v.Columns(t);
-    const uint8_t* p = v.Block(t);
-    const uint8_t* q = p + kRibbonColumnBytes * cols;
+    probe.lo = row << off;
+    probe.hi = (row >> 1) >> (127 - off);
+    probe.cols = v.Columns(t);
+    probe.next = kRibbonColumnBytes * probe.cols;
+    probe.block = v.Block(t);
+    probe.fp = key.fp;
+    return probe;
+  }
+  // The lines an absent key reads: its first two columns in both blocks.
+  SSTFILTER_ALWAYS_INLINE static void Prefetch(const Probe& probe) {
+    if (probe.block == nullptr) return;
+    constexpr uint64_t kLast = 2 * kRibbonColumnBytes - 1;
+    PrefetchRead(probe.block);
+    PrefetchRead(probe.block + kLast);
+    PrefetchRead(probe.block + probe.next);
+    PrefetchRead(probe.block + probe.next + kLast);
+  }
+  SSTFILTER_ALWAYS_INLINE static bool Check(const Probe& probe) {
+    if (probe.block == nullptr) return true;
+    const uint8_t* p = probe.block;
+    const uint8_t* q = p + probe.next;
     auto bit = [&](uint32_t j) -> uint32_t {
-      return Parity128((LoadColumn(p + kRibbonColumnBytes * j) & lo) ^
-                       (LoadColumn(q + kRibbonColumnBytes * j) & hi))
+      return Parity128((LoadColumn(p + kRibbonColumnBytes * j) & probe.lo) ^
+                       (LoadColumn(q + kRibbonColumnBytes * j) & probe.hi))
                  ? 1
                  : 0;
     };
-    return ColumnsMatch(cols, key.fp, bit);
+    return ColumnsMatch(probe.cols, probe.fp, bit);
   }
+  bool MayMatch(uint64_t h) const { return Check(Locate(h)); }
 };
 
 // Slots of a compact dense filter (docs/FORMAT.md, "Kind 6 compact"): as

@@ -19,8 +19,7 @@ bool FormQuery(const uint8_t*, const void* state, uint64_t hash) {
   return StateOf<Form>(state).MayMatch(hash);
 }
 
-// Prefetches what every key of a round reads (the segmented form's
-// directory, some kilobytes, stays in the cache).
+// The banded form: prefetches what every key of a round reads.
 template <typename Form>
 void FormQueryBatch(const uint8_t*, const void* state, size_t n,
                     const uint64_t* hashes, bool* results) {
@@ -37,6 +36,25 @@ void FormQueryBatch(const uint8_t*, const void* state, size_t n,
       });
 }
 
+// The segmented form locates a round of keys (hashes, directory, row
+// masks) and prefetches their blocks, then checks each from its probe:
+// nothing is computed twice.
+void SegmentedQueryBatch(const uint8_t*, const void* state, size_t n,
+                         const uint64_t* hashes, bool* results) {
+  const RibbonSegmented& g = StateOf<RibbonSegmented>(state);
+  InBatches(
+      n,
+      [&](size_t i) {
+        const RibbonSegmented::Probe probe = g.Locate(hashes[i]);
+        RibbonSegmented::Prefetch(probe);
+        return probe;
+      },
+      [&](size_t i, const RibbonSegmented::Probe& probe) {
+        results[i] = RibbonSegmented::Check(probe);
+        return true;
+      });
+}
+
 // Dense filters are at most 64 slots: nothing to prefetch.
 void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
                      const uint64_t* hashes, bool* results) {
@@ -47,7 +65,7 @@ void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
 constexpr KindQuery kBandedQuery = {FormQuery<RibbonBanded>,
                                     FormQueryBatch<RibbonBanded>};
 constexpr KindQuery kSegmentedQuery = {FormQuery<RibbonSegmented>,
-                                       FormQueryBatch<RibbonSegmented>};
+                                       SegmentedQueryBatch};
 constexpr KindQuery kDenseQuery = {FormQuery<RibbonDense>, DenseQueryBatch};
 
 void SetDense(const uint8_t* data, uint32_t m, uint32_t cols, uint32_t salt,
