@@ -19,17 +19,19 @@ bool FormQuery(const uint8_t*, const void* state, uint64_t hash) {
   return StateOf<Form>(state).MayMatch(hash);
 }
 
-// Prefetches what every key of a round reads (the segmented form's
-// directory, some kilobytes, stays in the cache).
+// Hashes every key of a round and prefetches what it reads, key by key,
+// then tests them (the segmented form's directory, some kilobytes, stays
+// in the cache).
 template <typename Form>
 void FormQueryBatch(const uint8_t*, const void* state, size_t n,
-                    const uint64_t* hashes, bool* results) {
+                    const BatchHashes& in, bool* results) {
   const Form& g = StateOf<Form>(state);
   InBatches(
       n,
       [&](size_t i) {
-        g.Prefetch(hashes[i]);
-        return hashes[i];
+        const uint64_t hash = in.Hash(i);
+        g.Prefetch(hash);
+        return hash;
       },
       [&](size_t i, uint64_t hash) {
         results[i] = g.MayMatch(hash);
@@ -39,9 +41,9 @@ void FormQueryBatch(const uint8_t*, const void* state, size_t n,
 
 // Dense filters are at most 64 slots: nothing to prefetch.
 void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
-                     const uint64_t* hashes, bool* results) {
+                     const BatchHashes& in, bool* results) {
   const RibbonDense& g = StateOf<RibbonDense>(state);
-  for (size_t i = 0; i < n; i++) results[i] = g.MayMatch(hashes[i]);
+  for (size_t i = 0; i < n; i++) results[i] = g.MayMatch(in.Hash(i));
 }
 
 constexpr KindQuery kBandedQuery = {FormQuery<RibbonBanded>,
