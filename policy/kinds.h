@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <string_view>
 #include <type_traits>
 
 #include "policy/format.h"
@@ -35,12 +36,34 @@ namespace internal {
 // How a reader answers for one kind: a decoder picks it, the reader calls
 // it. `state` is the kind's decoded parameters (a struct the decoder
 // stored with DecodedFilter::Set), `data` the payload.
+// The hashes of a batched query: hashes the caller computed, or keys that
+// the kind hashes one at a time as it locates and prefetches them, so that
+// hashing a key overlaps the cache misses of the keys before it (RocksDB's
+// MultiGet hands a filter keys; docs/BENCHMARKS.md, "Query speed through
+// RocksDB's interface", has the measurement). Hash(i) is the i-th hash.
+struct BatchHashes {
+  size_t first = 0;                  // Hash(i) is item first + i
+  const uint64_t* hashes = nullptr;  // if set, the keys are not read
+  // Otherwise key j is key_at(keys, j), hashed with seed and secret.
+  FilterReader::KeyAt key_at = nullptr;
+  const void* keys = nullptr;
+  uint64_t seed = 0;
+  const FilterSecret* secret = nullptr;
+
+  uint64_t Hash(size_t i) const {
+    return hashes != nullptr
+               ? hashes[first + i]
+               : FilterHash(key_at(keys, first + i), seed, secret);
+  }
+};
+
 struct KindQuery {
   bool (*may_match)(const uint8_t* data, const void* state, uint64_t hash);
-  // results[i] = may_match(hashes[i]) for i < n, n <= kPrefetchBatch;
-  // prefetches first where that pays (InBatches, primitives.h).
+  // results[i] = may_match(in.Hash(i)) for i < n, n <= kPrefetchBatch;
+  // prefetches first where that pays (InBatches, primitives.h), calling
+  // in.Hash(i) once per key, in the pass that prefetches.
   void (*may_match_batch)(const uint8_t* data, const void* state, size_t n,
-                          const uint64_t* hashes, bool* results);
+                          const BatchHashes& in, bool* results);
 };
 
 // What a decoder fills in: the payload a query reads (a decoder may skip a
@@ -74,7 +97,8 @@ inline const State& StateOf(const void* state) {
 template <bool answer>
 inline constexpr KindQuery kConstantQuery = {
     [](const uint8_t*, const void*, uint64_t) { return answer; },
-    [](const uint8_t*, const void*, size_t n, const uint64_t*, bool* results) {
+    [](const uint8_t*, const void*, size_t n, const BatchHashes&,
+       bool* results) {
       for (size_t i = 0; i < n; i++) results[i] = answer;
     }};
 

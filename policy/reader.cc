@@ -61,27 +61,43 @@ bool FilterReader::MayMatchHash(uint64_t hash) const {
 
 void FilterReader::MayMatchHashes(size_t n, const uint64_t* hashes,
                                   bool* results) const {
-  if (query_ == nullptr) {
-    std::fill(results, results + n, true);
-    return;
-  }
-  for (size_t i = 0; i < n; i += internal::kPrefetchBatch) {
-    const size_t m = std::min(internal::kPrefetchBatch, n - i);
-    query_->may_match_batch(data_, state_, m, hashes + i, results + i);
-  }
+  internal::BatchHashes in;
+  in.hashes = hashes;
+  MayMatchBatch(n, &in, results);
 }
 
 void FilterReader::MayMatch(size_t n, const std::string_view* keys,
                             bool* results) const {
+  MayMatch(
+      n,
+      [](const void* k, size_t i) {
+        return static_cast<const std::string_view*>(k)[i];
+      },
+      keys, results);
+}
+
+void FilterReader::MayMatch(size_t n, KeyAt key_at, const void* keys,
+                            bool* results) const {
+  // The kind hashes each key as it prefetches it (BatchHashes).
+  internal::BatchHashes in;
+  in.key_at = key_at;
+  in.keys = keys;
+  in.seed = seed_;
+  in.secret = secret_;
+  MayMatchBatch(n, &in, results);
+}
+
+// Runs the kind's batched query on rounds of up to kPrefetchBatch items.
+void FilterReader::MayMatchBatch(size_t n, internal::BatchHashes* in,
+                                 bool* results) const {
   if (query_ == nullptr) {
     std::fill(results, results + n, true);
     return;
   }
-  uint64_t hashes[internal::kPrefetchBatch];
   for (size_t i = 0; i < n; i += internal::kPrefetchBatch) {
     const size_t m = std::min(internal::kPrefetchBatch, n - i);
-    for (size_t j = 0; j < m; j++) hashes[j] = Hash(keys[i + j]);
-    query_->may_match_batch(data_, state_, m, hashes, results + i);
+    in->first = i;
+    query_->may_match_batch(data_, state_, m, *in, results + i);
   }
 }
 

@@ -11,7 +11,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
@@ -143,6 +146,19 @@ TEST_P(FilterTest, DuplicatesEmptyAndUnorderedKeys) {
   for (int i = 0; i < 500; i++) EXPECT_TRUE(r.MayMatch(Key(i)));
 }
 
+// Keys the caller holds in its own type, read through FilterReader::KeyAt.
+struct OwnKey {
+  const char* data;
+  size_t size;
+};
+std::string_view OwnKeyAt(const void* keys, size_t i) {
+  const OwnKey& k = static_cast<const OwnKey*>(keys)[i];
+  return {k.data, k.size};
+}
+
+// Every batched form answers as the single query does, for batches that
+// are empty, shorter than a round, a round, and not a multiple of one; no
+// result past the batch is written.
 TEST_P(FilterTest, BatchedMatchesSingle) {
   const uint64_t n = 20000;
   const std::string bytes = test::BuildFilter(spec(), n);
@@ -153,10 +169,29 @@ TEST_P(FilterTest, BatchedMatchesSingle) {
     keys.push_back(AbsentKey(i));
   }
   std::vector<std::string_view> views(keys.begin(), keys.end());
-  std::unique_ptr<bool[]> batched(new bool[views.size()]);
-  r.MayMatch(views.size(), views.data(), batched.get());
-  for (size_t i = 0; i < views.size(); i++) {
-    EXPECT_EQ(batched[i], r.MayMatch(views[i])) << views[i];
+  std::vector<OwnKey> own;
+  std::vector<uint64_t> hashes;
+  for (const std::string& k : keys) {
+    own.push_back({k.data(), k.size()});
+    hashes.push_back(r.Hash(k));
+  }
+  std::vector<bool> single;
+  for (const std::string_view k : views) single.push_back(r.MayMatch(k));
+  for (size_t size : {0, 1, 5, 31, 32, 33, 64, 70, 2000}) {
+    for (int form = 0; form < 3; form++) {
+      std::unique_ptr<bool[]> batched(new bool[size + 1]);
+      batched[size] = true;  // a sentinel no form may clear
+      // Each result starts wrong, so one the batch fails to write fails.
+      for (size_t i = 0; i < size; i++) batched[i] = !single[i];
+      if (form == 0) r.MayMatch(size, views.data(), batched.get());
+      if (form == 1) r.MayMatch(size, OwnKeyAt, own.data(), batched.get());
+      if (form == 2) r.MayMatchHashes(size, hashes.data(), batched.get());
+      for (size_t i = 0; i < size; i++) {
+        ASSERT_EQ(batched[i], single[i])
+            << "form " << form << " batch " << size << " key " << views[i];
+      }
+      EXPECT_TRUE(batched[size]) << "form " << form << " batch " << size;
+    }
   }
 }
 

@@ -7,9 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policy/format.h"
@@ -487,6 +490,38 @@ TEST_P(KeyedFilterTest, EveryReaderKeepsEveryKey) {
       }
     }
   }
+}
+
+// A keyed filter's batched queries hash with the secret, as single ones
+// do; a reader without it matches every key of a batch.
+TEST_P(KeyedFilterTest, BatchedMatchesSingle) {
+  const auto secret = MustSecret(kTestSecret);
+  const FilterSpec spec = MustParse(GetParam() + ":keyed:salt");
+  std::unique_ptr<FilterBuilder> b;
+  ASSERT_TRUE(NewFilterBuilder(spec, &b, secret.get()).ok());
+  for (uint64_t i = 0; i < 3000; i++) b->AddKey(Key(i));
+  std::string f;
+  b->Finish(&f);
+  std::vector<std::string> keys;
+  for (uint64_t i = 0; i < 500; i++) {
+    keys.push_back(Key(i * 5));
+    keys.push_back(test::AbsentKey(i));
+  }
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::unique_ptr<bool[]> batched(new bool[views.size()]);
+  const FilterReader r = FilterReader::Open(f, secret.get());
+  ASSERT_TRUE(r.valid());
+  r.MayMatch(views.size(), views.data(), batched.get());
+  size_t matches = 0;
+  for (size_t i = 0; i < views.size(); i++) {
+    ASSERT_EQ(batched[i], r.MayMatch(views[i])) << i;
+    matches += batched[i];
+  }
+  EXPECT_LT(matches, views.size());  // some absent key is rejected
+  const FilterReader blind = FilterReader::Open(f);
+  std::fill(batched.get(), batched.get() + views.size(), false);
+  blind.MayMatch(views.size(), views.data(), batched.get());
+  for (size_t i = 0; i < views.size(); i++) ASSERT_TRUE(batched[i]) << i;
 }
 
 // An unkeyed filter reads the same with or without a secret.

@@ -400,6 +400,12 @@ TEST_P(RocksDBKindTest, BatchedMayMatchEqualsSingle) {
           << "batch " << batch << " key " << i;
     }
   }
+  // An empty batch writes nothing.
+  rocksdb::Slice key(keys[0]);
+  rocksdb::Slice* ptr = &key;
+  bool untouched = false;
+  r->MayMatch(0, &ptr, &untouched);
+  EXPECT_FALSE(untouched);
 }
 
 TEST_P(RocksDBKindTest, UnreadableBytesMatchEverything) {

@@ -35,6 +35,10 @@ namespace sstfilter {
 namespace {
 
 std::string_view View(const rocksdb::Slice& s) { return {s.data(), s.size()}; }
+// Key i of the rocksdb::Slice* array `keys` (FilterReader::KeyAt).
+std::string_view SliceAt(const void* keys, size_t i) {
+  return View(*static_cast<rocksdb::Slice* const*>(keys)[i]);
+}
 
 // Where Finish places a filter in the buffer it hands RocksDB.
 constexpr uintptr_t kCacheLineBytes = 64;
@@ -170,16 +174,13 @@ class Reader final : public rocksdb::FilterBitsReader {
     return !r_.valid() || r_.MayMatchHash(r_.Hash(View(entry)));
   }
 
-  // MultiGet's path: the core's batched query hashes the keys, prefetches
-  // what each needs, then tests them.
+  // MultiGet's path: the core's batched query hashes the keys one at a
+  // time, prefetching what each needs, then tests them. It reads each key
+  // through its Slice as it hashes it: a copy of the keys first would be a
+  // pass of its own, slower than the misses it precedes.
   void MayMatch(int num_keys, rocksdb::Slice** keys, bool* may_match) override {
-    constexpr int kChunk = 32;  // RocksDB's MultiGet batch size
-    std::string_view views[kChunk];
-    for (int i = 0; i < num_keys; i += kChunk) {
-      const int m = std::min(kChunk, num_keys - i);
-      for (int j = 0; j < m; j++) views[j] = View(*keys[i + j]);
-      r_.MayMatch(static_cast<size_t>(m), views, may_match + i);
-    }
+    if (num_keys <= 0) return;
+    r_.MayMatch(static_cast<size_t>(num_keys), SliceAt, keys, may_match);
   }
 
  private:

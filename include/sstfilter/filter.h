@@ -45,7 +45,8 @@ namespace sstfilter {
 class FilterSecret;  // sstfilter/secret.h
 
 namespace internal {
-struct KindQuery;  // policy/kinds.h
+struct KindQuery;    // policy/kinds.h
+struct BatchHashes;  // policy/kinds.h
 }  // namespace internal
 
 // The name of the sstfilter format family, for engines that store a filter
@@ -158,6 +159,10 @@ class FilterReader {
   // of all probes before testing any; prefer them for many keys.
   void MayMatch(size_t n, const std::string_view* keys, bool* results) const;
   void MayMatchHashes(size_t n, const uint64_t* hashes, bool* results) const;
+  // The same over keys the caller holds in its own type (an engine's
+  // slices): key i is key_at(keys, i), read as it is hashed, with no copy.
+  using KeyAt = std::string_view (*)(const void* keys, size_t i);
+  void MayMatch(size_t n, KeyAt key_at, const void* keys, bool* results) const;
 
   // What Open found. kind() is the encoded kind (kEmpty for a filter of no
   // keys); for bytes it could not read, valid() is false and kind() kEmpty.
@@ -176,6 +181,8 @@ class FilterReader {
   static constexpr size_t kStateBytes = 48;
 
  private:
+  void MayMatchBatch(size_t n, internal::BatchHashes* in, bool* results) const;
+
   // The query of the kind Open found (policy/kinds.h); nullptr for bytes
   // it could not read, which match every key.
   const internal::KindQuery* query_ = nullptr;

@@ -167,11 +167,18 @@ struct BlockedBloomImpl {
   // speed through RocksDB's interface", has the measurement).
   static bool MayMatch(uint64_t h, const uint8_t* data, uint64_t num_blocks,
                        int num_probes) {
+    return MayMatchInBlock(h, Locate(h, data, num_blocks), num_probes);
+  }
+  // Where every query of h starts, single or batched: its block, with both
+  // of the block's cache lines prefetched.
+  SSTFILTER_ALWAYS_INLINE static const uint8_t* Locate(uint64_t h,
+                                                       const uint8_t* data,
+                                                       uint64_t num_blocks) {
     const uint8_t* block = Block(h, data, num_blocks);
     PrefetchBlock(block, PrefetchForRead());
-    return MayMatchInBlock(h, block, num_probes);
+    return block;
   }
-  // Prefetches the block of h (builders, batched queries). The payload need
+  // Prefetches the block of h (builders, Locate). The payload need
   // not be 64-byte aligned: a block may span two cache lines, so both ends
   // are fetched.
   template <typename Prefetcher>

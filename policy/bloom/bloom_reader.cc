@@ -49,17 +49,19 @@ bool CellsMayMatch(const uint8_t* data, const void* state, uint64_t hash) {
   return Impl::MayMatch(hash, data, s.num_cells, s.num_probes);
 }
 
-// Prefetches the first kPrefetchProbes probes of every key of a round.
+// Hashes and prefetches the first kPrefetchProbes probes of every key of a
+// round, key by key, then tests them.
 template <class Impl>
 void CellsMayMatchBatch(const uint8_t* data, const void* state, size_t n,
-                        const uint64_t* hashes, bool* results) {
+                        const BatchHashes& in, bool* results) {
   const CellsState& s = StateOf<CellsState>(state);
   InBatches(
       n,
       [&](size_t i) {
-        Impl::Prefetch(hashes[i], data, s.num_cells, kPrefetchProbes,
+        const uint64_t hash = in.Hash(i);
+        Impl::Prefetch(hash, data, s.num_cells, kPrefetchProbes,
                        PrefetchForRead());
-        return hashes[i];
+        return hash;
       },
       [&](size_t i, uint64_t hash) {
         results[i] = Impl::MayMatch(hash, data, s.num_cells, s.num_probes);
@@ -77,21 +79,27 @@ bool BlockedMayMatch(const uint8_t* data, const void* state, uint64_t hash) {
   return BlockedBloomImpl::MayMatch(hash, data, s.num_blocks, s.num_probes);
 }
 
-// Prefetches the whole block of every key of a round.
+// A key of a batched blocked Bloom query, located: its hash and its block.
+struct LocatedKey {
+  uint64_t hash;
+  const uint8_t* block;
+};
+
+// Hashes every key of a round and prefetches its whole block, key by key
+// (Locate, as a single query does), then tests them.
 void BlockedMayMatchBatch(const uint8_t* data, const void* state, size_t n,
-                          const uint64_t* hashes, bool* results) {
+                          const BatchHashes& in, bool* results) {
   const BlockedState& s = StateOf<BlockedState>(state);
   InBatches(
       n,
       [&](size_t i) {
-        const uint8_t* block =
-            BlockedBloomImpl::Block(hashes[i], data, s.num_blocks);
-        BlockedBloomImpl::PrefetchBlock(block, PrefetchForRead());
-        return block;
+        const uint64_t hash = in.Hash(i);
+        return LocatedKey{hash,
+                          BlockedBloomImpl::Locate(hash, data, s.num_blocks)};
       },
-      [&](size_t i, const uint8_t* block) {
-        results[i] =
-            BlockedBloomImpl::MayMatchInBlock(hashes[i], block, s.num_probes);
+      [&](size_t i, const LocatedKey& key) {
+        results[i] = BlockedBloomImpl::MayMatchInBlock(key.hash, key.block,
+                                                       s.num_probes);
         return true;
       });
 }

@@ -290,18 +290,19 @@ inline bool CuckooMayMatch(uint64_t h, const uint8_t* data, uint64_t size,
     return B::MayMatch(B::Locate(h, num_buckets, salt), data, size);
   });
 }
-// The batched query (InBatches): locates and prefetches both buckets of
-// every hash of a round, then tests them.
-inline void CuckooMayMatchBatch(size_t n, const uint64_t* hashes,
-                                const uint8_t* data, uint64_t size,
-                                uint64_t num_buckets, int f, uint32_t salt,
-                                bool* results) {
+// The batched query (InBatches): key by key, takes the hash hash_of(i),
+// locates it and prefetches both its buckets, then tests every key of the
+// round.
+template <typename HashOf>
+void CuckooMayMatchBatch(size_t n, HashOf&& hash_of, const uint8_t* data,
+                         uint64_t size, uint64_t num_buckets, int f,
+                         uint32_t salt, bool* results) {
   WithTagBits(f, [&](auto F) {
     using B = CuckooBucket<F()>;
     InBatches(
         n,
         [&](size_t i) {
-          const CuckooLoc loc = B::Locate(hashes[i], num_buckets, salt);
+          const CuckooLoc loc = B::Locate(hash_of(i), num_buckets, salt);
           B::Prefetch(loc, data);
           return loc;
         },

@@ -26,10 +26,11 @@ bool CuckooQuery(const uint8_t* data, const void* state, uint64_t hash) {
 }
 
 void CuckooQueryBatch(const uint8_t* data, const void* state, size_t n,
-                      const uint64_t* hashes, bool* results) {
+                      const BatchHashes& in, bool* results) {
   const CuckooState& s = StateOf<CuckooState>(state);
-  CuckooMayMatchBatch(n, hashes, data, s.payload_size, s.num_buckets,
-                      s.fingerprint_bits, s.salt, results);
+  CuckooMayMatchBatch(
+      n, [&](size_t i) { return in.Hash(i); }, data, s.payload_size,
+      s.num_buckets, s.fingerprint_bits, s.salt, results);
 }
 
 constexpr KindQuery kCuckooQuery = {CuckooQuery, CuckooQueryBatch};

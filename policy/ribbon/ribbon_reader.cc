@@ -19,16 +19,18 @@ bool FormQuery(const uint8_t*, const void* state, uint64_t hash) {
   return StateOf<Form>(state).MayMatch(hash);
 }
 
-// The banded form: prefetches what every key of a round reads.
+// The banded form: hashes every key of a round and prefetches what it
+// reads, key by key, then tests them.
 template <typename Form>
 void FormQueryBatch(const uint8_t*, const void* state, size_t n,
-                    const uint64_t* hashes, bool* results) {
+                    const BatchHashes& in, bool* results) {
   const Form& g = StateOf<Form>(state);
   InBatches(
       n,
       [&](size_t i) {
-        g.Prefetch(hashes[i]);
-        return hashes[i];
+        const uint64_t hash = in.Hash(i);
+        g.Prefetch(hash);
+        return hash;
       },
       [&](size_t i, uint64_t hash) {
         results[i] = g.MayMatch(hash);
@@ -40,12 +42,12 @@ void FormQueryBatch(const uint8_t*, const void* state, size_t n,
 // masks) and prefetches their blocks, then checks each from its probe:
 // nothing is computed twice.
 void SegmentedQueryBatch(const uint8_t*, const void* state, size_t n,
-                         const uint64_t* hashes, bool* results) {
+                         const BatchHashes& in, bool* results) {
   const RibbonSegmented& g = StateOf<RibbonSegmented>(state);
   InBatches(
       n,
       [&](size_t i) {
-        const RibbonSegmented::Probe probe = g.Locate(hashes[i]);
+        const RibbonSegmented::Probe probe = g.Locate(in.Hash(i));
         RibbonSegmented::Prefetch(probe);
         return probe;
       },
@@ -57,9 +59,9 @@ void SegmentedQueryBatch(const uint8_t*, const void* state, size_t n,
 
 // Dense filters are at most 64 slots: nothing to prefetch.
 void DenseQueryBatch(const uint8_t*, const void* state, size_t n,
-                     const uint64_t* hashes, bool* results) {
+                     const BatchHashes& in, bool* results) {
   const RibbonDense& g = StateOf<RibbonDense>(state);
-  for (size_t i = 0; i < n; i++) results[i] = g.MayMatch(hashes[i]);
+  for (size_t i = 0; i < n; i++) results[i] = g.MayMatch(in.Hash(i));
 }
 
 constexpr KindQuery kBandedQuery = {FormQuery<RibbonBanded>,
