@@ -56,6 +56,8 @@ class RocksDBBitsBuilder final : public rocksdb::FilterBitsBuilder {
   // Zero entries give the 5-byte "never matches" filter, never an empty
   // slice (which RocksDB would read as "no filter").
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
+  // RocksDB's Finish(buf, status) calls the one above: not hidden.
+  using rocksdb::FilterBitsBuilder::Finish;
 
   rocksdb::Status MaybePostVerify(const rocksdb::Slice& filter) override;
 

@@ -188,6 +188,33 @@ class Reader final : public rocksdb::FilterBitsReader {
   const FilterReader r_;
 };
 
+// The policies of this library that are alive. LevelSizerOf tells them
+// from any other FilterPolicy without RTTI: RocksDB's release builds, and
+// so the build plugin, compile with -fno-rtti.
+class LivePolicies {
+ public:
+  static LivePolicies& Get() {
+    static LivePolicies* live = new LivePolicies;  // outlives every policy
+    return *live;
+  }
+  void Add(const rocksdb::FilterPolicy* p) {
+    std::lock_guard<std::mutex> l(mu_);
+    policies_.insert(p);
+  }
+  void Remove(const rocksdb::FilterPolicy* p) {
+    std::lock_guard<std::mutex> l(mu_);
+    policies_.erase(p);
+  }
+  bool Contains(const rocksdb::FilterPolicy* p) {
+    std::lock_guard<std::mutex> l(mu_);
+    return policies_.count(p) != 0;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<const rocksdb::FilterPolicy*> policies_;
+};
+
 class Policy final : public rocksdb::FilterPolicy {
  public:
   Policy(const FilterSpec& spec, std::shared_ptr<const FilterSecret> secret)
@@ -195,7 +222,12 @@ class Policy final : public rocksdb::FilterPolicy {
         secret_(std::move(secret)),
         name_(kRocksDBIdPrefix + std::string(FilterKindName(spec.kind))),
         id_(IdOf(spec)),
-        sizer_(spec) {}
+        sizer_(spec) {
+    LivePolicies::Get().Add(this);
+  }
+  ~Policy() override { LivePolicies::Get().Remove(this); }
+  Policy(const Policy&) = delete;
+  Policy& operator=(const Policy&) = delete;
 
   // "sstfilter.<kind>": the Customizable name, shared by every size.
   const char* Name() const override { return name_.c_str(); }
@@ -363,8 +395,10 @@ rocksdb::Status NewPolicy(const std::string& text,
 namespace internal {
 
 LevelSizer* LevelSizerOf(const rocksdb::FilterPolicy* policy) {
-  const auto* p = dynamic_cast<const Policy*>(policy);
-  return p != nullptr ? p->sizer() : nullptr;
+  if (policy == nullptr || !LivePolicies::Get().Contains(policy)) {
+    return nullptr;
+  }
+  return static_cast<const Policy*>(policy)->sizer();
 }
 
 }  // namespace internal
