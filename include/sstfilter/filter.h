@@ -143,7 +143,16 @@ class FilterReader {
   // gives a reader that matches every key; Open never fails otherwise. A
   // keyed filter reads only with the writer's secret (same key_id()),
   // which must then outlive the reader; otherwise it matches every key.
+  // Open also checks the payload against the trailer's check (filters
+  // written since format version 4; docs/FORMAT.md): damaged bytes give a
+  // reader that matches every key. That reads every byte once.
   static FilterReader Open(std::string_view filter,
+                           const FilterSecret* secret = nullptr);
+
+  // Open(filter, secret).MayMatch(key) for one key, reading the whole
+  // filter only when the answer would be "no" (to check it): for callers
+  // that keep no reader (LevelDB's KeyMayMatch).
+  static bool MayMatchOnce(std::string_view filter, std::string_view key,
                            const FilterSecret* secret = nullptr);
 
   // False only if `key` was certainly not added.
@@ -204,6 +213,11 @@ class FilterReader {
     uint32_t salt;
     uint64_t wide;  // banded: blocks with r + 1 columns, the last ones
   };
+
+  // Open without the payload check; *t is the trailer it read.
+  static FilterReader OpenUnverified(std::string_view filter,
+                                     const FilterSecret* secret,
+                                     internal::Trailer* t);
 
   // Open's decoding of one kind's trailer (policy/reader.cc): false unless
   // its params and payload size are as that kind's writer makes them.
