@@ -5,11 +5,9 @@
 #include <limits>
 #include <random>
 
-#include "policy/bloom_builder.h"
-#include "policy/cuckoo_builder.h"
 #include "policy/format.h"
+#include "policy/kinds.h"
 #include "policy/primitives.h"
-#include "policy/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/secret.h"
@@ -86,30 +84,22 @@ void AppendEmptyFilter(const FilterSpec& spec, std::string* dst) {
   AppendTrailer(t, dst);
 }
 
-FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
-  assert(n <= kMaxPlanKeys);
-  KindPlan plan;
-  switch (spec.kind) {
-    case FilterKind::kBloom:
-    case FilterKind::kBlockedBloom:
-      plan = PlanBloomFamily(spec, n, with_fpr);
-      break;
-    case FilterKind::kCuckoo:
-      plan = PlanCuckoo(spec, n);
-      break;
-    case FilterKind::kRibbon:
-      plan = PlanRibbon(spec, n).plan;
-      break;
-    default:
-      break;  // Validate() admits no other kind
-  }
+uint64_t PlannedFilterBytes(const KindPlan& plan, const FilterSpec& spec) {
   Trailer t;
   t.kind = plan.params.kind;
   t.payload_size = plan.payload_bytes;
   SetTrailerHashing(spec, &t);
   t.params_size = plan.kind_params_size;
   t.params[0] = plan.first_param;
-  plan.params.filter_bytes = plan.payload_bytes + TrailerSize(t);
+  return plan.payload_bytes + TrailerSize(t);
+}
+
+FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
+  assert(n <= kMaxPlanKeys);
+  const KindRow* row = FindKindRow(spec.kind);
+  assert(row != nullptr && row->plan != nullptr);  // spec.Validate()
+  KindPlan plan = row->plan(spec, n, with_fpr);
+  plan.params.filter_bytes = PlannedFilterBytes(plan, spec);
   return plan.params;
 }
 
@@ -131,22 +121,9 @@ Status NewFilterBuilder(const FilterSpec& spec,
                                    "\" is keyed: building it needs the "
                                    "application's FilterSecret");
   }
-  std::unique_ptr<FilterBuilder> b;
-  switch (spec.kind) {
-    case FilterKind::kBloom:
-    case FilterKind::kBlockedBloom:
-      b = internal::NewBloomFamilyBuilder(spec);
-      break;
-    case FilterKind::kCuckoo:
-      b = internal::NewCuckooBuilder(spec);
-      break;
-    case FilterKind::kRibbon:
-      b = internal::NewRibbonBuilder(spec);
-      break;
-    default:
-      return Status::NotSupported(std::string("no builder for filter kind ") +
-                                  FilterKindName(spec.kind));
-  }
+  // Validate() admits only kinds with a builder.
+  std::unique_ptr<FilterBuilder> b =
+      internal::FindKindRow(spec.kind)->new_builder(spec);
   if (spec.keyed) b->secret_ = secret;
   if (spec.salt) b->NextSeed();
   *out = std::move(b);

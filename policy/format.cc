@@ -6,6 +6,7 @@
 #include <cassert>
 #include <cstring>
 
+#include "policy/kinds.h"
 #include "policy/primitives.h"
 #include "sstfilter/hash.h"
 
@@ -143,7 +144,8 @@ void SetTrailerKeyId(uint32_t key_id, size_t start, std::string* dst) {
 }
 
 bool KindHasCompactForm(FilterKind kind) {
-  return kind == FilterKind::kBloom || kind == FilterKind::kRibbon;
+  const KindRow* row = FindKindRow(kind);
+  return row != nullptr && row->compact_form;
 }
 
 bool UsesCompactTrailer(const Trailer& t) {

@@ -122,9 +122,10 @@ bool MayUseCompactTrailer(const FilterSpec& spec);
 // starts at dst[start] and is keyed. The trailer keeps its size.
 void SetTrailerKeyId(uint32_t key_id, size_t start, std::string* dst);
 
-// Kinds whose filters may end in a compact trailer: those whose params are
-// one byte in [0, kMaxCompactParam] for every filter small enough. Never
-// kEmpty: a misread compact "empty" filter would answer "no" to every key.
+// Kinds whose filters may end in a compact trailer (their row's
+// compact_form, policy/kinds.h): those whose params are one byte in
+// [0, kMaxCompactParam] for every filter small enough. Never kEmpty: a
+// misread compact "empty" filter would answer "no" to every key.
 // A kind whose parameters do not fit keeps the rest at its payload's start.
 bool KindHasCompactForm(FilterKind kind);
 

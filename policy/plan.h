@@ -73,6 +73,11 @@ struct KindPlan {
   uint8_t first_param = 0;
 };
 
+// Bytes of the filter `plan` describes for a filter built from `spec`:
+// its payload and the trailer AppendTrailer writes for it. The one place a
+// plan's total size is computed.
+uint64_t PlannedFilterBytes(const KindPlan& plan, const FilterSpec& spec);
+
 // Appends a zero-key filter ("never matches") with spec's hashing fields
 // (SetTrailerHashing).
 void AppendEmptyFilter(const FilterSpec& spec, std::string* dst);

@@ -7,39 +7,10 @@
 #include <string>
 #include <system_error>
 
-#include "policy/cuckoo_impl.h"
+#include "policy/kinds.h"
 
 namespace sstfilter {
 namespace {
-
-struct KindInfo {
-  FilterKind kind;
-  const char* name;
-  double min_bits;  // 0: no builder
-  double max_bits;
-};
-
-// bits_per_key ranges: below 1 bit a Bloom filter is mostly ones; above 64
-// (FPR ~1e-13 for Bloom) nothing is gained. Cuckoo needs a fingerprint of at
-// least 4 bits, and no more than 32. Ribbon checks at most 32 fingerprint
-// bits, and needs ~1.1 bits per key for one.
-constexpr KindInfo kKinds[] = {
-    {FilterKind::kEmpty, "empty", 0, 0},
-    {FilterKind::kBloom, "bloom", 1, 64},
-    {FilterKind::kBlockedBloom, "blocked_bloom", 1, 64},
-    {FilterKind::kCuckoo, "cuckoo", internal::kCuckooMinTagBits,
-     internal::kCuckooMaxTagBits},
-    {FilterKind::kCountingBloom, "counting_bloom", 0, 0},
-    {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0},
-    {FilterKind::kRibbon, "ribbon", 2, 32},
-};
-
-const KindInfo* FindKind(FilterKind kind) {
-  for (const KindInfo& k : kKinds) {
-    if (k.kind == kind) return &k;
-  }
-  return nullptr;
-}
 
 std::string FormatNumber(double v) {
   char buf[64];
@@ -53,21 +24,6 @@ Status Bad(std::string_view text, const std::string& why) {
 }
 
 }  // namespace
-
-const char* FilterKindName(FilterKind kind) {
-  const KindInfo* k = FindKind(kind);
-  return k ? k->name : "unknown";
-}
-
-double MinBitsPerKey(FilterKind kind) {
-  const KindInfo* k = FindKind(kind);
-  return k ? k->min_bits : 0;
-}
-
-double MaxBitsPerKey(FilterKind kind) {
-  const KindInfo* k = FindKind(kind);
-  return k ? k->max_bits : 0;
-}
 
 std::string FilterSpec::ToString() const {
   std::string s = FilterKindName(kind);
@@ -88,11 +44,11 @@ std::string FilterSpec::ToString() const {
 }
 
 Status FilterSpec::Validate() const {
-  const KindInfo* k = FindKind(kind);
-  if (k == nullptr || k->max_bits == 0) {
+  const internal::KindRow* k = internal::FindKindRow(kind);
+  if (k == nullptr || k->new_builder == nullptr) {
     return Status::InvalidArgument(
         std::string("filter kind \"") + FilterKindName(kind) +
-        "\" has no builder; use bloom, blocked_bloom, cuckoo or ribbon");
+        "\" has no builder; use " + internal::SpecKindList());
   }
   if (!(bits_per_key >= k->min_bits && bits_per_key <= k->max_bits)) {
     return Status::InvalidArgument(
@@ -137,13 +93,10 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   rest.remove_prefix(colon + 1);
 
   FilterSpec out;
-  const KindInfo* kind = nullptr;
-  for (const KindInfo& k : kKinds) {
-    if (kind_name == k.name && k.max_bits > 0) kind = &k;
-  }
-  if (kind == nullptr) {
+  const internal::KindRow* kind = internal::FindKindRow(kind_name);
+  if (kind == nullptr || kind->new_builder == nullptr) {
     return Bad(text, "unknown filter kind \"" + std::string(kind_name) +
-                         "\"; expected bloom, blocked_bloom, cuckoo or ribbon");
+                         "\"; expected " + internal::SpecKindList());
   }
   out.kind = kind->kind;
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/cuckoo_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "policy/plan.h"
 #include "sstfilter/filter.h"

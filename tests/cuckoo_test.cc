@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "policy/cuckoo_builder.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/cuckoo/cuckoo_builder.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"

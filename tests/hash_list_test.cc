@@ -15,9 +15,9 @@
 #include <utility>
 #include <vector>
 
-#include "policy/bloom_builder.h"
-#include "policy/bloom_impl.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom/bloom_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 
 namespace sstfilter {

@@ -13,9 +13,9 @@
 #include <set>
 #include <vector>
 
-#include "policy/bloom_impl.h"
-#include "policy/counting_bloom_impl.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/bloom/bloom_impl.h"
+#include "policy/bloom/counting_bloom_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 
 namespace sstfilter {
 namespace {

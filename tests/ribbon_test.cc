@@ -4,7 +4,7 @@
 // and every fallback of the construction, the FPR against the documented
 // formula, golden bytes, and trailers a reader must refuse.
 
-#include "policy/ribbon.h"
+#include "policy/ribbon/ribbon.h"
 
 #include <gtest/gtest.h>
 

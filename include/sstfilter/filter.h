@@ -45,7 +45,8 @@ namespace sstfilter {
 class FilterSecret;  // sstfilter/secret.h
 
 namespace internal {
-struct Trailer;  // policy/format.h
+struct KindQuery;  // policy/kinds.h
+struct Trailer;    // policy/format.h
 }  // namespace internal
 
 // The name of the sstfilter format family, for engines that store a filter
@@ -170,76 +171,33 @@ class FilterReader {
 
   // What Open found. kind() is the encoded kind (kEmpty for a filter of no
   // keys); for bytes it could not read, valid() is false and kind() kEmpty.
-  bool valid() const { return mode_ != Mode::kAlwaysMatch; }
+  bool valid() const { return query_ != nullptr; }
   FilterKind kind() const { return kind_; }
   uint64_t seed() const { return seed_; }
   // Bytes of the payload (the filter without its trailer).
   size_t payload_size() const { return payload_size_; }
 
- private:
-  // How MayMatchHash answers; one branch per query.
-  enum class Mode : uint8_t {
-    kAlwaysMatch,
-    kNeverMatch,
-    kBloom,
-    kBlockedBloom,
-    kCuckoo,  // static and dynamic cuckoo: one payload layout
-    kCountingBloom,
-    kRibbonBanded,
-    kRibbonDense,
-  };
-  // The parameters of each kind, decoded by Open from the trailer
-  // (docs/FORMAT.md); mode_ says which one is set.
-  struct Bloom {
-    uint64_t num_bits;
-    int num_probes;
-  };
-  struct BlockedBloom {
-    uint64_t num_blocks;  // of 64 bytes
-    int num_probes;
-  };
-  struct CountingBloom {
-    uint64_t num_counters;  // of 4 bits
-    int num_probes;
-  };
-  struct Cuckoo {
-    uint64_t num_buckets;
-    int fingerprint_bits;
-    uint32_t salt;
-  };
-  struct Ribbon {
-    uint64_t size;     // banded: blocks of 64 slots; dense: slots
-    uint32_t columns;  // banded: r, of the narrow blocks
-    uint32_t salt;
-    uint64_t wide;  // banded: blocks with r + 1 columns, the last ones
-  };
+  // Bytes of the opaque storage where Open keeps the decoded parameters
+  // of the filter's kind. Fixed: adding a kind changes neither this header
+  // nor sizeof(FilterReader).
+  static constexpr size_t kStateBytes = 48;
 
+ private:
   // Open without the payload check; *t is the trailer it read.
   static FilterReader OpenUnverified(std::string_view filter,
                                      const FilterSecret* secret,
                                      internal::Trailer* t);
 
-  // Open's decoding of one kind's trailer (policy/reader.cc): false unless
-  // its params and payload size are as that kind's writer makes them.
-  bool DecodeBloom(const internal::Trailer& t);
-  bool DecodeBlockedBloom(const internal::Trailer& t);
-  bool DecodeCountingBloom(const internal::Trailer& t);
-  bool DecodeCuckoo(const internal::Trailer& t);
-  bool DecodeRibbon(const internal::Trailer& t);
-
-  Mode mode_ = Mode::kAlwaysMatch;
-  FilterKind kind_ = FilterKind::kEmpty;
-  const uint8_t* data_ = nullptr;  // payload
+  // The query of the kind Open found (policy/kinds.h); nullptr for bytes
+  // it could not read, which match every key.
+  const internal::KindQuery* query_ = nullptr;
+  const uint8_t* data_ = nullptr;  // what the query reads
   size_t payload_size_ = 0;
   uint64_t seed_ = 0;
   const FilterSecret* secret_ = nullptr;  // a keyed filter's
-  union {
-    Bloom bloom_ = {};
-    BlockedBloom blocked_;
-    CountingBloom counting_;
-    Cuckoo cuckoo_;
-    Ribbon ribbon_;
-  };
+  FilterKind kind_ = FilterKind::kEmpty;
+  // The kind's parameters, as its decoder stored them; private to policy/.
+  alignas(8) unsigned char state_[kStateBytes] = {};
 };
 
 }  // namespace sstfilter

@@ -3,7 +3,8 @@
 // FilterSpec: which filter to build and how large, parsed from a short string.
 //
 //   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> (":" <option>)*
-//   <kind>   ::= "bloom" | "blocked_bloom" | "cuckoo" | "ribbon"
+//   <kind>   ::= a kind of SpecKinds(): "bloom" | "blocked_bloom" | "cuckoo"
+//              | "ribbon"
 //   <option> ::= "seed=" <u64> | "keyed" | "salt" | "by_level"
 //              | "size_ratio=" <decimal> | "l0_files=" <int>
 //
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sstfilter/status.h"
 
@@ -48,6 +50,18 @@ inline constexpr const char kPolicyPrefix[] = "sstfilter.";
 // "empty", "bloom", "blocked_bloom", "cuckoo", "counting_bloom",
 // "dynamic_cuckoo", "ribbon", or "unknown".
 const char* FilterKindName(FilterKind kind);
+
+// Every kind this version reads, in kind-byte order, kEmpty excluded.
+const std::vector<FilterKind>& FilterKinds();
+// The kinds a spec may name (those with a builder), in kind-byte order:
+// what "every kind" means to tools, benchmarks and tests.
+const std::vector<FilterKind>& SpecKinds();
+// The kind named `name` (as FilterKindName spells it; not "empty"); false
+// for any other name, leaving *kind unchanged.
+bool ParseFilterKind(std::string_view name, FilterKind* kind);
+// A typical spec of `kind`, the one examples and benchmarks use
+// ("ribbon:10"); "" for a kind no spec names.
+const char* ExampleSpec(FilterKind kind);
 
 struct FilterSpec {
   FilterKind kind = FilterKind::kBlockedBloom;

@@ -14,15 +14,15 @@
 // more slots (fewer columns: the payload never grows), and as a last resort
 // the hashes are written as a Bloom filter of no more bytes.
 
-#include "policy/ribbon.h"
+#include "policy/ribbon/ribbon.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "policy/bloom_builder.h"
+#include "policy/bloom/bloom_builder.h"
 #include "policy/format.h"
-#include "policy/ribbon_impl.h"
+#include "policy/ribbon/ribbon_impl.h"
 #include "sstfilter/params.h"
 
 namespace sstfilter {

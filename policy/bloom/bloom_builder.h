@@ -1,6 +1,6 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// Internal: planning and building the Bloom kinds (policy/bloom.cc). The
+// Internal: planning and building the Bloom kinds (policy/bloom/bloom.cc). The
 // hot code is in bloom_impl.h; the flow in plan.h.
 
 #ifndef SSTFILTER_POLICY_BLOOM_BUILDER_H_
@@ -51,6 +51,17 @@ void AppendBloomFamilyFilter(const FilterSpec& spec, const HashList& hashes,
                              std::string* dst);
 
 std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
+
+struct DecodedFilter;  // policy/kinds.h
+struct Trailer;        // policy/format.h
+
+// The decoders of the kinds table's bloom, blocked_bloom and counting_bloom
+// rows (bloom_reader.cc).
+bool DecodeBloom(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
+bool DecodeBlockedBloom(const Trailer& t, const uint8_t* filter,
+                        DecodedFilter* out);
+bool DecodeCountingBloom(const Trailer& t, const uint8_t* filter,
+                         DecodedFilter* out);
 
 }  // namespace internal
 }  // namespace sstfilter

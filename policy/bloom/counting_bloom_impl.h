@@ -17,7 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "policy/bloom_impl.h"
+#include "policy/bloom/bloom_impl.h"
 
 namespace sstfilter {
 namespace internal {

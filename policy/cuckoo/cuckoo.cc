@@ -15,25 +15,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/bloom_builder.h"
-#include "policy/cuckoo_builder.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/bloom/bloom_builder.h"
+#include "policy/cuckoo/cuckoo_builder.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/params.h"
 
 namespace sstfilter {
 namespace internal {
 namespace {
-
-size_t TotalSize(const KindPlan& plan, const FilterSpec& spec) {
-  Trailer t;
-  t.kind = plan.params.kind;
-  t.payload_size = plan.payload_bytes;
-  SetTrailerHashing(spec, &t);
-  t.params_size = plan.kind_params_size;
-  t.params[0] = plan.first_param;
-  return plan.payload_bytes + TrailerSize(t);
-}
 
 // Inserts every hash into the zeroed table of `buckets` buckets (and
 // kCuckooSlack bytes of slack) at `data`, with `salt`; false as soon as
@@ -94,7 +84,7 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
   // Small filters: bucket rounding and the trailer weigh more, and a
   // standard Bloom filter may reach the same FPR in fewer bytes. Scan the
   // Bloom sizes from just under the optimum up to the cuckoo's own size.
-  const size_t cuckoo_total = TotalSize(plan, spec);
+  const size_t cuckoo_total = PlannedFilterBytes(plan, spec);
   const double optimum = n * StandardBloomOptimumBits(p.expected_fpr) / 8;
   uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(optimum));
   // A Bloom payload of `bytes` takes at least bytes + kCompactTrailerSize.
@@ -105,7 +95,7 @@ KindPlan PlanCuckoo(const FilterSpec& spec, uint64_t n) {
         BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec), n,
         /*with_fpr=*/true);
     if (bloom.payload_bytes == bytes &&
-        TotalSize(bloom, spec) <= cuckoo_total &&
+        PlannedFilterBytes(bloom, spec) <= cuckoo_total &&
         bloom.params.expected_fpr <= p.expected_fpr) {
       bloom.params.bits_per_key = spec.bits_per_key;
       return bloom;

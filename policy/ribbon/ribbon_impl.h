@@ -1,7 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // Hot code of the ribbon kind (kind 6), header-only so queries inline. The
-// construction and sizing are in policy/ribbon.cc; the byte layout and the
+// construction and sizing are in policy/ribbon/ribbon.cc; the byte layout and the
 // choice of construction in docs/FORMAT.md ("Kind 6: ribbon").
 //
 // A ribbon filter stores the solution X of a linear system over GF(2): one

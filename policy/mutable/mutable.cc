@@ -10,9 +10,9 @@
 #include <string>
 #include <utility>
 
-#include "policy/bloom_builder.h"
-#include "policy/counting_bloom_impl.h"
-#include "policy/cuckoo_impl.h"
+#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom/counting_bloom_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"

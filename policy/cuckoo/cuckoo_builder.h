@@ -1,6 +1,6 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// Internal: planning and building the static cuckoo kind (policy/cuckoo.cc).
+// Internal: planning and building the static cuckoo kind (policy/cuckoo/cuckoo.cc).
 // The hot code and the constants shared with the dynamic cuckoo filter are
 // in cuckoo_impl.h; the flow in plan.h.
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "policy/cuckoo_impl.h"
+#include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/plan.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
@@ -47,6 +47,13 @@ void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
                         CuckooBuildStats* stats = nullptr);
 
 std::unique_ptr<FilterBuilder> NewCuckooBuilder(const FilterSpec& spec);
+
+struct DecodedFilter;  // policy/kinds.h
+struct Trailer;        // policy/format.h
+
+// The decoder of the kinds table's cuckoo and dynamic_cuckoo rows
+// (cuckoo_reader.cc).
+bool DecodeCuckoo(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
 
 }  // namespace internal
 }  // namespace sstfilter

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "policy/bloom_builder.h"
-#include "policy/bloom_impl.h"
+#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom/bloom_impl.h"
 #include "policy/format.h"
 
 namespace sstfilter {

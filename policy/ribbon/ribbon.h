@@ -1,7 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // Internal: the ribbon kind's plan, construction and builder factory
-// (policy/ribbon.cc). The hot code is in ribbon_impl.h.
+// (policy/ribbon/ribbon.cc). The hot code is in ribbon_impl.h.
 
 #ifndef SSTFILTER_POLICY_RIBBON_H_
 #define SSTFILTER_POLICY_RIBBON_H_
@@ -93,6 +93,12 @@ inline void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
 }
 
 std::unique_ptr<FilterBuilder> NewRibbonBuilder(const FilterSpec& spec);
+
+struct DecodedFilter;  // policy/kinds.h
+struct Trailer;        // policy/format.h
+
+// The decoder of the kinds table's ribbon row (ribbon_reader.cc).
+bool DecodeRibbon(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
 
 }  // namespace internal
 }  // namespace sstfilter

@@ -1,0 +1,147 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// The table of kinds (kinds.h): one row per kind of the format.
+
+#include "policy/kinds.h"
+
+#include <string>
+#include <vector>
+
+#include "policy/bloom/bloom_builder.h"
+#include "policy/cuckoo/cuckoo_builder.h"
+#include "policy/cuckoo/cuckoo_impl.h"
+#include "policy/ribbon/ribbon.h"
+
+namespace sstfilter {
+namespace internal {
+namespace {
+
+// A zero-key filter: no params, no payload; never matches.
+bool DecodeEmpty(const Trailer& t, const uint8_t*, DecodedFilter* out) {
+  if (t.params_size != 0 || t.payload_size != 0) return false;
+  out->query = &kConstantQuery<false>;
+  return true;
+}
+
+KindPlan PlanCuckooKind(const FilterSpec& spec, uint64_t n, bool) {
+  return PlanCuckoo(spec, n);  // the plan always has its FPR: it is cheap
+}
+
+KindPlan PlanRibbonKind(const FilterSpec& spec, uint64_t n, bool) {
+  return PlanRibbon(spec, n).plan;
+}
+
+// bits_per_key ranges: below 1 bit a Bloom filter is mostly ones; above 64
+// (FPR ~1e-13 for Bloom) nothing is gained. Cuckoo needs a fingerprint of
+// at least 4 bits, and no more than 32. Ribbon checks at most 32
+// fingerprint bits, and needs ~1.1 bits per key for one.
+//
+// Rows are in kind-byte order, one per FilterKind value (FindKindRow
+// indexes them by it).
+const KindRow kKindTable[] = {
+    {FilterKind::kEmpty, "empty", 0, 0, "", false, nullptr, nullptr,
+     DecodeEmpty, "a filter of no keys: never matches"},
+    {FilterKind::kBloom, "bloom", 1, 64, "bloom:10", true, PlanBloomFamily,
+     NewBloomFamilyBuilder, DecodeBloom,
+     "standard Bloom: k probes over m bits, the lowest FPR per bit of the "
+     "Bloom kinds"},
+    {FilterKind::kBlockedBloom, "blocked_bloom", 1, 64, "blocked_bloom:10",
+     false, PlanBloomFamily, NewBloomFamilyBuilder, DecodeBlockedBloom,
+     "Bloom with every probe of a key in one 64-byte block: one cache miss"},
+    {FilterKind::kCuckoo, "cuckoo", kCuckooMinTagBits, kCuckooMaxTagBits,
+     "cuckoo:12", false, PlanCuckooKind, NewCuckooBuilder, DecodeCuckoo,
+     "static cuckoo: fingerprints in 4-slot buckets, two cache lines"},
+    {FilterKind::kCountingBloom, "counting_bloom", 0, 0, "", false, nullptr,
+     nullptr, DecodeCountingBloom,
+     "mutable counting Bloom (sstfilter/mutable.h): 4-bit counters, erase"},
+    {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0, "", false, nullptr,
+     nullptr, DecodeCuckoo,
+     "mutable cuckoo (sstfilter/mutable.h): insert and erase"},
+    {FilterKind::kRibbon, "ribbon", 2, 32, "ribbon:10", true, PlanRibbonKind,
+     NewRibbonBuilder, DecodeRibbon,
+     "ribbon: a GF(2) linear system, near log2(1/FPR) bits per key"},
+};
+constexpr size_t kNumKinds = sizeof(kKindTable) / sizeof(kKindTable[0]);
+
+}  // namespace
+
+const KindRow* FindKindRow(FilterKind kind) {
+  const size_t i = static_cast<size_t>(kind);
+  return i < kNumKinds ? &kKindTable[i] : nullptr;
+}
+
+const KindRow* FindKindRow(std::string_view name) {
+  for (const KindRow& row : kKindTable) {
+    if (name == row.name) return &row;
+  }
+  return nullptr;
+}
+
+const KindRow* KindRowsBegin() { return kKindTable; }
+const KindRow* KindRowsEnd() { return kKindTable + kNumKinds; }
+
+std::string SpecKindList() {
+  std::vector<const char*> names;
+  for (const KindRow& row : kKindTable) {
+    if (row.new_builder != nullptr) names.push_back(row.name);
+  }
+  std::string list;
+  for (size_t i = 0; i < names.size(); i++) {
+    if (i > 0) list += i + 1 == names.size() ? " or " : ", ";
+    list += names[i];
+  }
+  return list;
+}
+
+}  // namespace internal
+
+const char* FilterKindName(FilterKind kind) {
+  const internal::KindRow* row = internal::FindKindRow(kind);
+  return row != nullptr ? row->name : "unknown";
+}
+
+double MinBitsPerKey(FilterKind kind) {
+  const internal::KindRow* row = internal::FindKindRow(kind);
+  return row != nullptr ? row->min_bits : 0;
+}
+
+double MaxBitsPerKey(FilterKind kind) {
+  const internal::KindRow* row = internal::FindKindRow(kind);
+  return row != nullptr ? row->max_bits : 0;
+}
+
+const std::vector<FilterKind>& FilterKinds() {
+  static const auto* kinds = [] {
+    auto* v = new std::vector<FilterKind>();
+    for (const internal::KindRow& row : internal::kKindTable) {
+      if (row.kind != FilterKind::kEmpty) v->push_back(row.kind);
+    }
+    return v;
+  }();
+  return *kinds;
+}
+
+const std::vector<FilterKind>& SpecKinds() {
+  static const auto* kinds = [] {
+    auto* v = new std::vector<FilterKind>();
+    for (const internal::KindRow& row : internal::kKindTable) {
+      if (row.new_builder != nullptr) v->push_back(row.kind);
+    }
+    return v;
+  }();
+  return *kinds;
+}
+
+bool ParseFilterKind(std::string_view name, FilterKind* kind) {
+  const internal::KindRow* row = internal::FindKindRow(name);
+  if (row == nullptr || row->kind == FilterKind::kEmpty) return false;
+  *kind = row->kind;
+  return true;
+}
+
+const char* ExampleSpec(FilterKind kind) {
+  const internal::KindRow* row = internal::FindKindRow(kind);
+  return row != nullptr ? row->example_spec : "";
+}
+
+}  // namespace sstfilter
