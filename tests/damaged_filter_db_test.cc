@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "adapters/rocksdb/rocksdb_forwarding.h"
+#include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/leveldb.h"
 #include "sstfilter/rocksdb.h"
@@ -219,9 +220,10 @@ TEST_P(RocksDBDamageTest, DamagedFilterHandedOverReadsAsMayMatch) {
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBDamageTest,
                          ::testing::ValuesIn(AllKindSpecs()));
 
-// A fault during a build: a bit of the finished filter flips in memory
-// before RocksDB writes it. The injection is this test's own: a builder
-// wrapped around ours clears one set bit of the payload Finish returned.
+// A fault during a build: a bit of the filter flips in memory before its
+// trailer's check is computed (damage after it reads as "may match"). The
+// injection is this test's own: a builder wrapped around ours clears one
+// set bit of the payload Finish returned and writes the trailer again.
 // Every set bit of a Bloom filter was set by some key, and every bit of a
 // stored cuckoo fingerprint belongs to one: the filter now misses a key.
 class BitFlippingBuilder final : public internal::ForwardingBitsBuilder {
@@ -242,12 +244,23 @@ class BitFlippingBuilder final : public internal::ForwardingBitsBuilder {
     char* data = const_cast<char*>(f.data());
     const size_t payload =
         FilterReader::Open({f.data(), f.size()}).payload_size();
-    for (size_t i = 0; i < payload; i++) {
+    // A set bit of the payload's last non-zero byte: a probe target, not
+    // a header (ribbon's segmented form starts with its directory, whose
+    // damage the reader catches).
+    for (size_t i = payload; i-- > 0;) {
       if (data[i] != 0) {
         data[i] = static_cast<char>(data[i] & (data[i] - 1));
         break;
       }
     }
+    // The trailer (same form and size) with a check over the damaged bytes.
+    internal::Trailer t;
+    const auto* bytes = reinterpret_cast<const uint8_t*>(f.data());
+    EXPECT_TRUE(internal::ParseTrailer(bytes, f.size(), &t));
+    std::string sealed(f.data(), payload);
+    internal::AppendTrailer(t, &sealed);
+    EXPECT_EQ(sealed.size(), f.size());
+    std::copy(sealed.begin(), sealed.end(), data);
     return f;
   }
 };

@@ -14,6 +14,7 @@
 
 #include "policy/format.h"
 #include "policy/primitives.h"
+#include "policy/ribbon/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/mutable.h"
@@ -360,6 +361,22 @@ bool DocDecodeKeyedRibbon(const std::string& f, std::string_view secret,
 
 // Keyed cuckoo and keyed ribbon (both forms) against the decoders above,
 // with golden trailers.
+
+// The banded ribbon form (form 1), which builders wrote for n > 64 keys
+// before the segmented form, for keys Key(0..n): the builder's keyed hashes,
+// the banded construction, and the secret's key id.
+std::string BuildKeyedBanded(const FilterSpec& spec, uint64_t n,
+                             const FilterSecret& secret) {
+  internal::HashList hashes;
+  for (uint64_t i = 0; i < n; i++) hashes.push_back(secret.Hash(Key(i), 0));
+  internal::RibbonBuildOptions banded;
+  banded.segmented = false;
+  std::string f;
+  internal::AppendRibbonFilter(spec, hashes, &f, banded);
+  internal::SetTrailerKeyId(secret.key_id(), 0, &f);
+  return f;
+}
+
 TEST(KeyedFormatTest, CuckooAndRibbonDecodersFromTheDocument) {
   const auto secret = MustSecret(kTestSecret);
   struct Case {
@@ -368,6 +385,7 @@ TEST(KeyedFormatTest, CuckooAndRibbonDecodersFromTheDocument) {
     bool (*decode)(const std::string&, std::string_view, std::string_view);
     const char* trailer;  // hex, from payload_size on
     uint64_t hash;        // Hash64 of the whole filter
+    bool banded = false;  // ribbon's banded form (form 1), not segmented
   };
   const Case cases[] = {
       // payload_size 1584, flags 2, key id, f 12, salt 0, check, len, tag.
@@ -399,11 +417,12 @@ TEST(KeyedFormatTest, CuckooAndRibbonDecodersFromTheDocument) {
        "35"
        "10"
        "16",
-       8331252171500696572ull},
+       8331252171500696572ull, /*banded=*/true},
   };
   for (const Case& c : cases) {
     const std::string checked =
-        test::BuildFilter(MustParse(c.spec), c.n, secret.get());
+        c.banded ? BuildKeyedBanded(MustParse(c.spec), c.n, *secret)
+                 : test::BuildFilter(MustParse(c.spec), c.n, secret.get());
     const std::string f = test::Unchecked(checked, secret.get());
     const FilterReader r = FilterReader::Open(f, secret.get());
     ASSERT_TRUE(r.valid()) << c.spec;

@@ -334,7 +334,11 @@ TEST(RocksDBToolsByLevelTest, DbBenchWithTheListenerLine) {
     std::printf("  db_bench %s, listener %d: filter bits over uniform's %.4f\n",
                 spec.c_str(), listener, spend);
     if (listener) {
-      EXPECT_NEAR(spend, 1.0, 0.05);
+      // Never more than uniform's memory. Below it by up to 10% on this
+      // small tree: with the segmented ribbon form the plan undershoots
+      // (0.94-0.95 measured; 0.98 with the banded form), docs/LEVEL_SIZING.md.
+      EXPECT_LE(spend, 1.02);
+      EXPECT_GE(spend, 0.90);
     }
   }
 }
