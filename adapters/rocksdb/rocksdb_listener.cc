@@ -151,7 +151,7 @@ class TreeTracker {
       }
       internal::RunKeys file{f.keys, {}};
       if (filter != filters_.end()) file.built.push_back(filter->second);
-      AddToRun(&tree, f.level, file);
+      AddToRun(&tree, f.level, std::move(file));
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       // A job none of whose inputs are live has ended (its outputs are
@@ -174,9 +174,9 @@ class TreeTracker {
   // A file's keys (or a job's output) join level `level`'s run, or become
   // a run of their own at L0.
   static void AddToRun(internal::TreeRuns* tree, int level,
-                       const internal::RunKeys& keys) {
+                       internal::RunKeys keys) {
     if (level == 0) {
-      tree->l0_files.push_back(keys);
+      tree->l0_files.push_back(std::move(keys));
       return;
     }
     const size_t l = static_cast<size_t>(level);
