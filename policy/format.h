@@ -59,7 +59,8 @@ inline constexpr uint8_t kCheckedFormatVersion = 2;
 inline constexpr size_t kCheckedFullOverhead = 6;
 // Format version 4: a compact trailer whose kind field has this bit set is
 // the checked form of kind (field & 7): its check XORs in the CRC-7 of the
-// payload. Writers use it for every compact trailer.
+// payload's 64-bit XOR fold (docs/FORMAT.md). Writers use it for every
+// compact trailer.
 inline constexpr uint8_t kCompactCheckedKind = 8;
 inline constexpr uint8_t kFlagHasSeed = 1;
 // Format version 3: a keyed filter (FilterSecret); a u32le key id follows
@@ -94,8 +95,8 @@ struct Trailer {
   // AppendTrailer ignores it and picks the form itself (UsesCompactTrailer).
   bool compact = false;
   // Set by ParseTrailer: the trailer checks the payload (format version 4),
-  // and the stored check VerifyPayload compares (compact: the CRC-7 the
-  // check bits imply). AppendTrailer ignores both.
+  // and the stored check VerifyPayload compares (compact: the payload
+  // check the check bits imply). AppendTrailer ignores both.
   bool checked = false;
   uint32_t check = 0;
 };

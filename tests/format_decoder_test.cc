@@ -87,6 +87,15 @@ unsigned Crc7(std::string_view bytes) {
   return crc;
 }
 
+// Section "Checked compact form": the payload XOR-folded into 8 bytes
+// (little-endian words, the last zero-padded: fold byte j is the XOR of
+// payload bytes j, j + 8, ...), then its CRC-7.
+unsigned FoldedCrc7(std::string_view payload) {
+  std::string fold(8, '\0');
+  for (size_t i = 0; i < payload.size(); i++) fold[i % 8] ^= payload[i];
+  return Crc7(fold);
+}
+
 // Section "Layout": either trailer, with every rule a reader checks.
 bool ParseByTheBook(std::string_view f, Filter* out) {
   if (f.empty()) return false;
@@ -103,7 +112,7 @@ bool ParseByTheBook(std::string_view f, Filter* out) {
     }
     const unsigned field = (w >> 11) & 15;
     out->payload = f.substr(0, payload_size);
-    if (field & 8) check ^= Crc7(out->payload);  // the checked form
+    if (field & 8) check ^= FoldedCrc7(out->payload);  // the checked form
     if (check != (w & 0x7f)) return false;
     out->kind = field & 7;
     if (out->kind != 1 && out->kind != 6) return false;

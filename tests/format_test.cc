@@ -49,7 +49,7 @@ TEST(FormatTest, GoldenBloom) {
 // tests above pin the bytes earlier versions wrote, and that they still
 // read alike): the payloads are those above; a full trailer of version 2
 // ends in check32 (u32le), len, tag 0x2k; a compact one has kind field
-// kind | 8 and the payload's CRC-7 in its check.
+// kind | 8 and the payload's check (the CRC-7 of its fold) in its check.
 TEST(FormatTest, GoldenCheckedForms) {
   struct Case {
     const char* spec;
@@ -62,16 +62,16 @@ TEST(FormatTest, GoldenCheckedForms) {
       {"bloom:10", 0, 0, "00007f6041680820"},
       // payload_size 4, flags 0, k 7, check32, len 9, tag 0x21
       {"bloom:10", 3, 4, "0400077956f86a0921"},
-      // compact: w = 0xcb9e, kind field 9 (bloom, checked), param 7
-      {"bloom:10", 36, 45, "9ecb"},
+      // compact: w = 0xcb84, kind field 9 (bloom, checked), param 7
+      {"bloom:10", 36, 45, "84cb"},
       {"bloom:10:seed=258", 3, 4, "0401020100000000000007cc8a18011121"},
       {"blocked_bloom:10", 1000, 1280, "800a0007102b338f0a22"},
       {"cuckoo:12", 1000, 1584, "b00c000c000599b1450b23"},
-      // dense ribbon, 5 keys: a 16-byte compact dense filter (w = 0xf3f4,
+      // dense ribbon, 5 keys: a 16-byte compact dense filter (w = 0xf3d7,
       // kind field 14), not 5 bytes with a 14-byte checked full trailer
-      {"ribbon:8.5", 5, 16, "f4f3"},
-      // compact dense ribbon: w = 0xf443, kind field 14 (ribbon, checked)
-      {"ribbon:10", 33, 41, "43f4"},
+      {"ribbon:8.5", 5, 16, "d7f3"},
+      // compact dense ribbon: w = 0xf44e, kind field 14 (ribbon, checked)
+      {"ribbon:10", 33, 41, "4ef4"},
   };
   for (const Case& c : cases) {
     const std::string bytes = test::BuildFilter(test::MustParse(c.spec), c.n);
