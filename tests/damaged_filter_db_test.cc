@@ -20,13 +20,14 @@
 //
 // The cases can fail: with the payload inverted and no checksums, both
 // engines lost present keys before the payload check (tried by hand), and
-// LevelDB's own filter loses keys to single flipped bits
-// (LevelDBBitFlipTest).
+// the engines' own filters lose keys to single flipped bits
+// (LevelDBBitFlipTest, RocksDBBitFlipTest).
 
 #include <gtest/gtest.h>
 #include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
 #include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/statistics.h>
 #include <rocksdb/table.h>
 
@@ -36,6 +37,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -116,6 +118,36 @@ void WriteFile(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << p;
+}
+
+// How many single-bit flips the flip experiments make per kind:
+// SSTFILTER_FLIPS=<n>, or 30 (docs/RELIABILITY.md quotes 1,000).
+uint64_t FlipsPerKind() {
+  const char* env = std::getenv("SSTFILTER_FLIPS");
+  return env ? std::strtoull(env, nullptr, 10) : 30;
+}
+
+// Where a filter sits in a table file.
+struct Place {
+  fs::path file;
+  size_t at, size;
+};
+
+// Inverts bit `bit` of the filter at `p` in its file (again: restores it).
+void InvertBit(const Place& p, uint64_t bit) {
+  std::string bytes = ReadFile(p.file);
+  bytes[p.at + bit / 8] ^= static_cast<char>(1 << (bit % 8));
+  WriteFile(p.file, bytes);
+}
+
+void PrintFlips(const char* engine, const std::string& name, uint64_t flips,
+                size_t filters, uint64_t lossy_flips, uint64_t keys_lost) {
+  std::printf(
+      "[flips] %s %s: %llu flips in %zu filters, %llu of them lost keys, "
+      "%llu keys lost\n",
+      engine, name.c_str(), static_cast<unsigned long long>(flips), filters,
+      static_cast<unsigned long long>(lossy_flips),
+      static_cast<unsigned long long>(keys_lost));
 }
 
 // Damages, in every table file of `dir` with extension `ext`, each of the
@@ -220,12 +252,60 @@ TEST_P(RocksDBDamageTest, DamagedFilterHandedOverReadsAsMayMatch) {
 INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBDamageTest,
                          ::testing::ValuesIn(AllKindSpecs()));
 
+// Damage our check cannot see: one set bit of the payload's last non-zero
+// byte cleared, then the trailer (same form and size) written again over
+// the damaged bytes. Every set bit of a Bloom filter was set by some key,
+// and every bit of a stored cuckoo fingerprint belongs to one: the filter
+// now misses a key. The bit is a probe target, not a header (ribbon's
+// segmented form starts with its directory, whose damage the reader
+// catches). REQUIRES: [data, data + size) is one of our filters.
+void ClearASetBitAndReseal(char* data, size_t size) {
+  const size_t payload = FilterReader::Open({data, size}).payload_size();
+  for (size_t i = payload; i-- > 0;) {
+    if (data[i] != 0) {
+      data[i] = static_cast<char>(data[i] & (data[i] - 1));
+      break;
+    }
+  }
+  internal::Trailer t;
+  EXPECT_TRUE(
+      internal::ParseTrailer(reinterpret_cast<const uint8_t*>(data), size, &t));
+  std::string sealed(data, payload);
+  internal::AppendTrailer(t, &sealed);
+  EXPECT_EQ(sealed.size(), size);
+  std::copy(sealed.begin(), sealed.end(), data);
+}
+
+// A policy whose builders are its inner policy's, each wrapped by `wrap`
+// (which takes ownership); it reads with the inner policy's readers.
+class WrappingPolicy final : public rocksdb::FilterPolicy {
+ public:
+  using Wrap =
+      std::function<rocksdb::FilterBitsBuilder*(rocksdb::FilterBitsBuilder*)>;
+  WrappingPolicy(std::shared_ptr<const rocksdb::FilterPolicy> p, Wrap wrap)
+      : inner_(std::move(p)), wrap_(std::move(wrap)) {}
+  const char* Name() const override { return "WrappingPolicy"; }
+  const char* CompatibilityName() const override {
+    return inner_->CompatibilityName();
+  }
+  rocksdb::FilterBitsBuilder* GetBuilderWithContext(
+      const rocksdb::FilterBuildingContext& ctx) const override {
+    return wrap_(inner_->GetBuilderWithContext(ctx));
+  }
+  rocksdb::FilterBitsReader* GetFilterBitsReader(
+      const rocksdb::Slice& contents) const override {
+    return inner_->GetFilterBitsReader(contents);
+  }
+
+ private:
+  const std::shared_ptr<const rocksdb::FilterPolicy> inner_;
+  const Wrap wrap_;
+};
+
 // A fault during a build: a bit of the filter flips in memory before its
 // trailer's check is computed (damage after it reads as "may match"). The
-// injection is this test's own: a builder wrapped around ours clears one
-// set bit of the payload Finish returned and writes the trailer again.
-// Every set bit of a Bloom filter was set by some key, and every bit of a
-// stored cuckoo fingerprint belongs to one: the filter now misses a key.
+// injection is this test's own: a builder wrapped around ours damages the
+// filter Finish returned (ClearASetBitAndReseal).
 class BitFlippingBuilder final : public internal::ForwardingBitsBuilder {
  public:
   using ForwardingBitsBuilder::ForwardingBitsBuilder;
@@ -241,49 +321,9 @@ class BitFlippingBuilder final : public internal::ForwardingBitsBuilder {
  private:
   static rocksdb::Slice Flip(rocksdb::Slice f) {
     // Our own allocation (new char[] in the adapter): writable.
-    char* data = const_cast<char*>(f.data());
-    const size_t payload =
-        FilterReader::Open({f.data(), f.size()}).payload_size();
-    // A set bit of the payload's last non-zero byte: a probe target, not
-    // a header (ribbon's segmented form starts with its directory, whose
-    // damage the reader catches).
-    for (size_t i = payload; i-- > 0;) {
-      if (data[i] != 0) {
-        data[i] = static_cast<char>(data[i] & (data[i] - 1));
-        break;
-      }
-    }
-    // The trailer (same form and size) with a check over the damaged bytes.
-    internal::Trailer t;
-    const auto* bytes = reinterpret_cast<const uint8_t*>(f.data());
-    EXPECT_TRUE(internal::ParseTrailer(bytes, f.size(), &t));
-    std::string sealed(f.data(), payload);
-    internal::AppendTrailer(t, &sealed);
-    EXPECT_EQ(sealed.size(), f.size());
-    std::copy(sealed.begin(), sealed.end(), data);
+    ClearASetBitAndReseal(const_cast<char*>(f.data()), f.size());
     return f;
   }
-};
-
-class BitFlippingPolicy final : public rocksdb::FilterPolicy {
- public:
-  explicit BitFlippingPolicy(std::shared_ptr<const rocksdb::FilterPolicy> p)
-      : inner_(std::move(p)) {}
-  const char* Name() const override { return "BitFlippingPolicy"; }
-  const char* CompatibilityName() const override {
-    return inner_->CompatibilityName();
-  }
-  rocksdb::FilterBitsBuilder* GetBuilderWithContext(
-      const rocksdb::FilterBuildingContext& ctx) const override {
-    return new BitFlippingBuilder(inner_->GetBuilderWithContext(ctx));
-  }
-  rocksdb::FilterBitsReader* GetFilterBitsReader(
-      const rocksdb::Slice& contents) const override {
-    return inner_->GetFilterBitsReader(contents);
-  }
-
- private:
-  const std::shared_ptr<const rocksdb::FilterPolicy> inner_;
 };
 
 TEST_P(RocksDBDamageTest, FaultDuringBuildFailsTheFlush) {
@@ -292,7 +332,10 @@ TEST_P(RocksDBDamageTest, FaultDuringBuildFailsTheFlush) {
                         : "no verification");
     ScratchDir dir;
     TableSetup t;
-    t.policy = std::make_shared<BitFlippingPolicy>(MustPolicy(GetParam()));
+    t.policy = std::make_shared<WrappingPolicy>(
+        MustPolicy(GetParam()), [](rocksdb::FilterBitsBuilder* b) {
+          return new BitFlippingBuilder(b);
+        });
     t.detect_filter_construct_corruption = detect;
     const rocksdb::Options o = MakeOptions(t);
     auto db = OpenDB(o, dir.Sub("db"));
@@ -323,6 +366,175 @@ TEST_P(RocksDBDamageTest, FaultDuringBuildFailsTheFlush) {
     }
   }
 }
+
+// One bit flipped at a time inside the stored filter block, RocksDB with no
+// checksum verified (tables written with kNoChecksum, reads with
+// ReadOptions::verify_checksums = false): each flip is made in the table
+// file, the DB opened afresh (its own block cache) and every key read, then
+// the bit restored. The filter's bytes are found in the file as the builder
+// made them (CapturingBuilder). sstfilter's filters check their own bytes,
+// so no flip loses a key; RocksDB's own filters are run beside them and
+// printed, not asserted. A control proves the damaged bytes reach the
+// filter's reader unverified: damage no check can see (our filter resealed,
+// RocksDB's zeroed) loses keys. SSTFILTER_FLIPS=<n> sets the flips per kind.
+class CapturingBuilder final : public internal::ForwardingBitsBuilder {
+ public:
+  CapturingBuilder(rocksdb::FilterBitsBuilder* inner,
+                   std::vector<std::string>* filters, std::mutex* mu)
+      : ForwardingBitsBuilder(inner), filters_(filters), mu_(mu) {}
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
+    return Keep(inner()->Finish(buf));
+  }
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
+                        rocksdb::Status* status) override {
+    return Keep(inner()->Finish(buf, status));
+  }
+
+ private:
+  rocksdb::Slice Keep(rocksdb::Slice f) {
+    std::lock_guard<std::mutex> lock(*mu_);
+    filters_->push_back(f.ToString());
+    return f;
+  }
+  std::vector<std::string>* const filters_;
+  std::mutex* const mu_;
+};
+
+// The filters of the experiment: every sstfilter kind, RocksDB's Bloom
+// filter ("rocksdb.bloom:10": NewBloomFilterPolicy(10)) and RocksDB's
+// Ribbon ("rocksdb.ribbon:10": NewRibbonFilterPolicy(10, -1), Ribbon at
+// every level; the default writes Bloom filters on flushes).
+bool IsRocksDBsOwn(const std::string& name) {
+  return name.rfind("rocksdb.", 0) == 0;
+}
+std::shared_ptr<const rocksdb::FilterPolicy> FlipTestPolicy(
+    const std::string& name) {
+  if (name == "rocksdb.bloom:10") {
+    return std::shared_ptr<const rocksdb::FilterPolicy>(
+        rocksdb::NewBloomFilterPolicy(10));
+  }
+  if (name == "rocksdb.ribbon:10") {
+    return std::shared_ptr<const rocksdb::FilterPolicy>(
+        rocksdb::NewRibbonFilterPolicy(10, -1));
+  }
+  return MustPolicy(name);
+}
+
+class RocksDBBitFlipTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  // One table of PresentKey(0 .. kKeys-1); place_ is its filter.
+  void SetUp() override {
+    path_ = dir_.Sub("db");
+    policy_ = std::make_shared<WrappingPolicy>(
+        FlipTestPolicy(GetParam()), [this](rocksdb::FilterBitsBuilder* b) {
+          return new CapturingBuilder(b, &filters_, &mu_);
+        });
+    {
+      auto db = OpenDB(Options(), path_);
+      ASSERT_TRUE(db);
+      WriteKeys(db.get(), 0, kKeys);
+    }
+    ASSERT_EQ(filters_.size(), 1u);
+    const std::string& f = filters_[0];
+    if (GetParam() == "rocksdb.ribbon:10") {
+      // RocksDB's Ribbon metadata: marker -2 five bytes from the end.
+      ASSERT_EQ(static_cast<uint8_t>(f[f.size() - 5]), 0xfe);
+    }
+    for (const auto& entry : fs::directory_iterator(path_)) {
+      if (entry.path().extension() != ".sst") continue;
+      const std::string bytes = ReadFile(entry.path());
+      const size_t at = bytes.find(f);
+      ASSERT_NE(at, std::string::npos) << "the filter is not in the table";
+      ASSERT_EQ(bytes.find(f, at + 1), std::string::npos) << "ambiguous";
+      place_ = {entry.path(), at, f.size()};
+    }
+    ASSERT_FALSE(place_.file.empty());
+  }
+
+  // Tables without block checksums, so that the engine hands the filter's
+  // bytes over as they are (RocksDB 7.8 verifies a filter block's checksum
+  // whatever ReadOptions::verify_checksums says); a fresh block cache for
+  // every open; no checks of the DB's own.
+  rocksdb::Options Options() const {
+    TableSetup t;
+    t.policy = policy_;
+    rocksdb::Options o = MakeOptions(t);
+    o.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()->checksum =
+        rocksdb::kNoChecksum;
+    o.paranoid_checks = false;
+    o.paranoid_file_checks = false;
+    return o;
+  }
+
+  // Opens the DB afresh and Gets every key without verifying checksums:
+  // how many read NotFound.
+  uint64_t KeysLost() {
+    rocksdb::DB* raw = nullptr;
+    const rocksdb::Status s =
+        rocksdb::DB::OpenForReadOnly(Options(), path_, &raw);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<rocksdb::DB> db(raw);
+    if (!db) return kKeys;
+    rocksdb::ReadOptions ro;
+    ro.verify_checksums = false;
+    std::string v;
+    uint64_t lost = 0;
+    for (uint64_t i = 0; i < kKeys; i++) {
+      lost += db->Get(ro, PresentKey(i), &v).IsNotFound();
+    }
+    return lost;
+  }
+
+  ScratchDir dir_;
+  std::string path_;
+  std::mutex mu_;
+  std::vector<std::string> filters_;
+  std::shared_ptr<const rocksdb::FilterPolicy> policy_;
+  Place place_;
+};
+
+TEST_P(RocksDBBitFlipTest, NoFlipLosesAKey) {
+  ASSERT_EQ(KeysLost(), 0u);
+  std::mt19937_64 rng(20261202);
+  const uint64_t flips = FlipsPerKind();
+  uint64_t lossy_flips = 0, keys_lost = 0;
+  for (uint64_t flip = 0; flip < flips; flip++) {
+    const uint64_t bit = rng() % (8 * place_.size);
+    InvertBit(place_, bit);
+    const uint64_t lost = KeysLost();
+    InvertBit(place_, bit);
+    lossy_flips += lost != 0;
+    keys_lost += lost;
+  }
+  PrintFlips("rocksdb", GetParam(), flips, 1, lossy_flips, keys_lost);
+  if (!IsRocksDBsOwn(GetParam())) {
+    EXPECT_EQ(keys_lost, 0u);
+  }
+  // The control: damage that passes every check the filter has reaches
+  // its reader, so the reads above saw the flipped bytes too.
+  const std::string intact = ReadFile(place_.file);
+  std::string bytes = intact;
+  char* f = &bytes[place_.at];
+  if (IsRocksDBsOwn(GetParam())) {
+    std::fill(f, f + place_.size - 5, '\0');  // all but the metadata
+  } else {
+    ClearASetBitAndReseal(f, place_.size);
+  }
+  WriteFile(place_.file, bytes);
+  EXPECT_GE(KeysLost(), 1u) << "the reads verified checksums after all?";
+  WriteFile(place_.file, intact);
+}
+
+std::vector<std::string> KindsAndRocksDBFilters() {
+  std::vector<std::string> specs = AllKindSpecs();
+  specs.push_back("rocksdb.bloom:10");
+  specs.push_back("rocksdb.ribbon:10");
+  return specs;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, RocksDBBitFlipTest,
+                         ::testing::ValuesIn(KindsAndRocksDBFilters()),
+                         SpecName);
 
 // ---------------------------------------------------------------------------
 // LevelDB
@@ -441,8 +653,7 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBDamageTest,
 class LevelDBBitFlipTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LevelDBBitFlipTest, NoFlipLosesAKey) {
-  const char* env = std::getenv("SSTFILTER_FLIPS");
-  const uint64_t flips = env ? std::strtoull(env, nullptr, 10) : 30;
+  const uint64_t flips = FlipsPerKind();
   ScratchDir dir;
   const std::string path = dir.Sub("db");
   CapturingPolicy policy(GetParam());
@@ -458,11 +669,7 @@ TEST_P(LevelDBBitFlipTest, NoFlipLosesAKey) {
     }
     db->CompactRange(nullptr, nullptr);
   }
-  // Where each live filter sits: (file, offset, size).
-  struct Place {
-    fs::path file;
-    size_t at, size;
-  };
+  // Where each live filter sits.
   std::vector<Place> places;
   for (const auto& entry : fs::directory_iterator(path)) {
     if (entry.path().extension() != ".ldb") continue;
@@ -480,9 +687,7 @@ TEST_P(LevelDBBitFlipTest, NoFlipLosesAKey) {
   for (uint64_t flip = 0; flip < flips; flip++) {
     const Place& p = places[rng() % places.size()];
     const uint64_t bit = rng() % (8 * p.size);
-    std::string bytes = ReadFile(p.file);
-    bytes[p.at + bit / 8] ^= static_cast<char>(1 << (bit % 8));
-    WriteFile(p.file, bytes);
+    InvertBit(p, bit);
     uint64_t lost = 0;
     {
       leveldb::DB* raw = nullptr;
@@ -493,17 +698,12 @@ TEST_P(LevelDBBitFlipTest, NoFlipLosesAKey) {
         lost += db->Get(leveldb::ReadOptions(), Key(i), &v).IsNotFound();
       }
     }
-    bytes[p.at + bit / 8] ^= static_cast<char>(1 << (bit % 8));
-    WriteFile(p.file, bytes);
+    InvertBit(p, bit);
     lossy_flips += lost != 0;
     keys_lost += lost;
   }
-  std::printf(
-      "[flips] leveldb %s: %llu flips in %zu filters, %llu of them lost keys, "
-      "%llu keys lost\n",
-      GetParam().c_str(), static_cast<unsigned long long>(flips), places.size(),
-      static_cast<unsigned long long>(lossy_flips),
-      static_cast<unsigned long long>(keys_lost));
+  PrintFlips("leveldb", GetParam(), flips, places.size(), lossy_flips,
+             keys_lost);
   if (GetParam() != "leveldb") {
     EXPECT_EQ(keys_lost, 0u);
   }
