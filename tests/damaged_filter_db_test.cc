@@ -302,30 +302,35 @@ class WrappingPolicy final : public rocksdb::FilterPolicy {
   const Wrap wrap_;
 };
 
+// A builder that hands each filter its inner builder finished to `hook`
+// before RocksDB sees it (the hook may change the bytes: ours are our own
+// allocation, new char[] in the adapter, so writable).
+class FinishHookBuilder final : public internal::ForwardingBitsBuilder {
+ public:
+  using Hook = std::function<void(rocksdb::Slice)>;
+  FinishHookBuilder(rocksdb::FilterBitsBuilder* inner, Hook hook)
+      : ForwardingBitsBuilder(inner), hook_(std::move(hook)) {}
+  // RocksDB 7.8 calls the second form; older ones the first.
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
+    return Hooked(inner()->Finish(buf));
+  }
+  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
+                        rocksdb::Status* status) override {
+    return Hooked(inner()->Finish(buf, status));
+  }
+
+ private:
+  rocksdb::Slice Hooked(rocksdb::Slice f) {
+    hook_(f);
+    return f;
+  }
+  const Hook hook_;
+};
+
 // A fault during a build: a bit of the filter flips in memory before its
 // trailer's check is computed (damage after it reads as "may match"). The
 // injection is this test's own: a builder wrapped around ours damages the
 // filter Finish returned (ClearASetBitAndReseal).
-class BitFlippingBuilder final : public internal::ForwardingBitsBuilder {
- public:
-  using ForwardingBitsBuilder::ForwardingBitsBuilder;
-  // RocksDB 7.8 calls the second form; older ones the first.
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    return Flip(inner()->Finish(buf));
-  }
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
-                        rocksdb::Status* status) override {
-    return Flip(inner()->Finish(buf, status));
-  }
-
- private:
-  static rocksdb::Slice Flip(rocksdb::Slice f) {
-    // Our own allocation (new char[] in the adapter): writable.
-    ClearASetBitAndReseal(const_cast<char*>(f.data()), f.size());
-    return f;
-  }
-};
-
 TEST_P(RocksDBDamageTest, FaultDuringBuildFailsTheFlush) {
   for (bool detect : {true, false}) {
     SCOPED_TRACE(detect ? "detect_filter_construct_corruption"
@@ -334,7 +339,9 @@ TEST_P(RocksDBDamageTest, FaultDuringBuildFailsTheFlush) {
     TableSetup t;
     t.policy = std::make_shared<WrappingPolicy>(
         MustPolicy(GetParam()), [](rocksdb::FilterBitsBuilder* b) {
-          return new BitFlippingBuilder(b);
+          return new FinishHookBuilder(b, [](rocksdb::Slice f) {
+            ClearASetBitAndReseal(const_cast<char*>(f.data()), f.size());
+          });
         });
     t.detect_filter_construct_corruption = detect;
     const rocksdb::Options o = MakeOptions(t);
@@ -372,34 +379,11 @@ TEST_P(RocksDBDamageTest, FaultDuringBuildFailsTheFlush) {
 // ReadOptions::verify_checksums = false): each flip is made in the table
 // file, the DB opened afresh (its own block cache) and every key read, then
 // the bit restored. The filter's bytes are found in the file as the builder
-// made them (CapturingBuilder). sstfilter's filters check their own bytes,
+// made them (FinishHookBuilder). sstfilter's filters check their own bytes,
 // so no flip loses a key; RocksDB's own filters are run beside them and
 // printed, not asserted. A control proves the damaged bytes reach the
 // filter's reader unverified: damage no check can see (our filter resealed,
 // RocksDB's zeroed) loses keys. SSTFILTER_FLIPS=<n> sets the flips per kind.
-class CapturingBuilder final : public internal::ForwardingBitsBuilder {
- public:
-  CapturingBuilder(rocksdb::FilterBitsBuilder* inner,
-                   std::vector<std::string>* filters, std::mutex* mu)
-      : ForwardingBitsBuilder(inner), filters_(filters), mu_(mu) {}
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
-    return Keep(inner()->Finish(buf));
-  }
-  rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf,
-                        rocksdb::Status* status) override {
-    return Keep(inner()->Finish(buf, status));
-  }
-
- private:
-  rocksdb::Slice Keep(rocksdb::Slice f) {
-    std::lock_guard<std::mutex> lock(*mu_);
-    filters_->push_back(f.ToString());
-    return f;
-  }
-  std::vector<std::string>* const filters_;
-  std::mutex* const mu_;
-};
-
 // The filters of the experiment: every sstfilter kind, RocksDB's Bloom
 // filter ("rocksdb.bloom:10": NewBloomFilterPolicy(10)) and RocksDB's
 // Ribbon ("rocksdb.ribbon:10": NewRibbonFilterPolicy(10, -1), Ribbon at
@@ -427,7 +411,10 @@ class RocksDBBitFlipTest : public ::testing::TestWithParam<std::string> {
     path_ = dir_.Sub("db");
     policy_ = std::make_shared<WrappingPolicy>(
         FlipTestPolicy(GetParam()), [this](rocksdb::FilterBitsBuilder* b) {
-          return new CapturingBuilder(b, &filters_, &mu_);
+          return new FinishHookBuilder(b, [this](rocksdb::Slice f) {
+            std::lock_guard<std::mutex> lock(mu_);
+            filters_.push_back(f.ToString());
+          });
         });
     {
       auto db = OpenDB(Options(), path_);
