@@ -50,6 +50,7 @@
 #include "leveldb/options.h"
 #include "leveldb/slice.h"
 #include "leveldb/write_batch.h"
+#include "policy/format.h"
 #include "sstfilter/leveldb.h"
 #include "sstfilter/spec.h"
 
@@ -316,13 +317,23 @@ void BM_CreateFilter(benchmark::State& state,
   state.counters["bits_per_key"] = 8.0 * bytes / (double(b) * n);
 }
 
+// KeyMayMatch over 1024 filters of 36 keys, absent keys. With `unchecked`,
+// our filters' trailers are rewritten in the unchecked forms of format
+// versions before 4 (same payload, same answers): the difference is the
+// cost of checking the filter's bytes on each "no" (docs/BENCHMARKS.md).
 void BM_KeyMayMatch(benchmark::State& state,
-                    const leveldb::FilterPolicy* policy) {
+                    const leveldb::FilterPolicy* policy, bool unchecked) {
   const Batches batches(36);
   std::vector<std::string> filters;
   for (uint64_t b = 0; b < 1024; b++) {
     filters.emplace_back();
     policy->CreateFilter(batches.batch(b), 36, &filters.back());
+    internal::Trailer t;
+    const auto* d = reinterpret_cast<const uint8_t*>(filters.back().data());
+    if (unchecked && internal::ParseTrailer(d, filters.back().size(), &t)) {
+      filters.back().resize(t.payload_size);
+      internal::AppendTrailer(t, &filters.back(), /*checked=*/false);
+    }
   }
   std::vector<std::string> probes;
   for (uint64_t i = 0; i < 4096; i++)
@@ -376,7 +387,12 @@ std::shared_ptr<void> bench::RegisterBenchmarks() {
           BM_CreateFilter, policy, n);
     }
     benchmark::RegisterBenchmark(("KeyMayMatch/" + label).c_str(),
-                                 BM_KeyMayMatch, policy);
+                                 BM_KeyMayMatch, policy, false);
+    if (p >= 2) {  // ours: the same filters without the payload check
+      benchmark::RegisterBenchmark(
+          ("KeyMayMatch/" + label + "/unchecked").c_str(), BM_KeyMayMatch,
+          policy, true);
+    }
   }
   for (size_t p = 0; p < policies.size(); p++) {
     const std::string& label = policies[p].label;

@@ -21,6 +21,11 @@
 //                 (counted by this binary's operator new/delete)
 // Every reader reads its filter kReadOffset bytes past a cache line, as a
 // table reader reads one from its block cache (see CopyForReading).
+// The payload check's cost, ours only: OpenReader/<filter>/<n>
+// (GetFilterBitsReader, where the check runs once; bytes_per_second)
+// and QueryNegative[Batched]/<filter>/1000000, each also as .../unchecked:
+// the same filter with its trailer rewritten in the unchecked form of
+// format versions before 4.
 //
 //   build/bench/rocksdb_bench --benchmark_repetitions=5
 //       --benchmark_enable_random_interleaving=true
@@ -51,6 +56,7 @@
 
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "bench/bench_util.h"
+#include "policy/format.h"
 #include "sstfilter/rocksdb.h"
 
 // Heap bytes in use and their peak, for tmp_bytes_per_key: every
@@ -169,6 +175,24 @@ const ReadCopy& Filter(const Candidate& c, uint64_t n, size_t offset) {
   return copies[{c.name, n, offset}] = CopyForReading(b->second.filter, offset);
 }
 
+// Our filter of (c, n) with its trailer rewritten in the unchecked form of
+// format versions before 4 (same payload, same answers), at kReadOffset:
+// the difference to Filter() is the cost of the payload check.
+const ReadCopy& UncheckedFilter(const Candidate& c, uint64_t n) {
+  static std::map<std::pair<std::string, uint64_t>, ReadCopy> copies;
+  auto it = copies.find({c.name, n});
+  if (it != copies.end()) return it->second;
+  const rocksdb::Slice f = Filter(c, n, kReadOffset).filter;
+  internal::Trailer t;
+  std::string bytes(f.data(), f.size());
+  if (internal::ParseTrailer(reinterpret_cast<const uint8_t*>(f.data()),
+                             f.size(), &t)) {
+    bytes.resize(t.payload_size);
+    internal::AppendTrailer(t, &bytes, /*checked=*/false);
+  }
+  return copies[{c.name, n}] = CopyForReading(bytes, kReadOffset);
+}
+
 void PerKey(benchmark::State& state, uint64_t keys_per_iteration) {
   state.counters["t_per_key"] = benchmark::Counter(
       static_cast<double>(keys_per_iteration) * state.iterations(),
@@ -198,8 +222,10 @@ void BM_Build(benchmark::State& state, const Candidate* c, uint64_t n) {
 }
 
 void QueryAt(benchmark::State& state, const Candidate* c, uint64_t n,
-             bool present, bool batched, size_t offset) {
-  const ReadCopy& built = Filter(*c, n, offset);
+             bool present, bool batched, size_t offset,
+             bool unchecked = false) {
+  const ReadCopy& built =
+      unchecked ? UncheckedFilter(*c, n) : Filter(*c, n, offset);
   std::unique_ptr<rocksdb::FilterBitsReader> reader(
       c->policy->GetFilterBitsReader(built.filter));
   const bench::KeySet& keys =
@@ -243,6 +269,27 @@ void BM_Query(benchmark::State& state, const Candidate* c, uint64_t n,
 void BM_QueryNegativeAt(benchmark::State& state, const Candidate* c, uint64_t n,
                         size_t offset) {
   QueryAt(state, c, n, /*present=*/false, /*batched=*/false, offset);
+}
+
+// Absent-key queries of our filter in the unchecked form (UncheckedFilter).
+void BM_QueryNegativeUnchecked(benchmark::State& state, const Candidate* c,
+                               uint64_t n, bool batched) {
+  QueryAt(state, c, n, /*present=*/false, batched, kReadOffset,
+          /*unchecked=*/true);
+}
+
+// GetFilterBitsReader (where our reader checks the filter's bytes, once)
+// and the reader's deletion; bytes_per_second: filter bytes opened.
+void BM_OpenReader(benchmark::State& state, const Candidate* c, uint64_t n,
+                   bool unchecked) {
+  const rocksdb::Slice f = unchecked ? UncheckedFilter(*c, n).filter
+                                     : Filter(*c, n, kReadOffset).filter;
+  for (auto _ : state) {
+    std::unique_ptr<rocksdb::FilterBitsReader> r(
+        c->policy->GetFilterBitsReader(f));
+    benchmark::DoNotOptimize(r.get());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(f.size()) * state.iterations());
 }
 
 // FPR at equal filter bytes: RocksDB's Ribbon built for about `bits` bits
@@ -314,6 +361,26 @@ std::shared_ptr<void> bench::RegisterBenchmarks() {
     for (uint64_t n : kSizes) {
       const std::string suffix = "/" + c.name + "/" + std::to_string(n);
       bench::RegisterBuildAndQueries(suffix, BM_Build, BM_Query, &c, n);
+      // Ours: the payload check's cost, against the unchecked form.
+      if (c.name.rfind(kRocksDBIdPrefix, 0) == 0 && n == 1000000) {
+        for (bool batched : {false, true}) {
+          const std::string name = std::string("QueryNegative") +
+                                   (batched ? "Batched" : "") + suffix +
+                                   "/unchecked";
+          benchmark::RegisterBenchmark(name.c_str(), BM_QueryNegativeUnchecked,
+                                       &c, n, batched)
+              ->Unit(benchmark::kMillisecond);
+        }
+      }
+      if (c.name.rfind(kRocksDBIdPrefix, 0) == 0) {
+        for (bool unchecked : {false, true}) {
+          const std::string name =
+              "OpenReader" + suffix + (unchecked ? "/unchecked" : "");
+          benchmark::RegisterBenchmark(name.c_str(), BM_OpenReader, &c, n,
+                                       unchecked)
+              ->Unit(benchmark::kMicrosecond);
+        }
+      }
       if (n < 10000000) continue;  // out of the CPU's caches only
       for (size_t offset : {0, 16, 32, 48}) {
         const std::string name =

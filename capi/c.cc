@@ -501,8 +501,8 @@ void sstfilter_reader_may_match_hashes(const sstfilter_reader* r, size_t n,
 int sstfilter_may_match(const char* filter, size_t size, const char* key,
                         size_t len) noexcept {
   if (!KeyOk(filter, size) || !KeyOk(key, len)) return 1;
-  return sstfilter::FilterReader::Open(Key(filter, size))
-      .MayMatch(Key(key, len));
+  return sstfilter::FilterReader::MayMatchOnce(Key(filter, size),
+                                               Key(key, len));
 }
 
 // ---- mutable filters ------------------------------------------------------

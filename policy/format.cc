@@ -2,6 +2,7 @@
 
 #include "policy/format.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -49,6 +50,59 @@ uint16_t CompactCheck(uint16_t w, uint64_t payload_size) {
   return check;
 }
 
+// CRC-7 with generator x^7 + x^3 + 1 (the MMC/SD card CRC7), initial value
+// 0, bytes fed most significant bit first, no final XOR; kept in the top 7
+// bits of a byte so that a byte-wide table applies. Table s advances a
+// byte by s further bytes of zeros, so the CRC of 8 bytes is 8 independent
+// loads.
+struct Crc7Tables {
+  uint8_t t[8][256];
+  constexpr Crc7Tables() : t() {
+    for (int i = 0; i < 256; i++) {
+      uint8_t c = static_cast<uint8_t>(i);
+      for (int b = 0; b < 8; b++) {
+        c = static_cast<uint8_t>((c & 0x80) ? (c << 1) ^ 0x12 : (c << 1));
+      }
+      t[0][i] = c;
+    }
+    for (int s = 1; s < 8; s++) {
+      for (int i = 0; i < 256; i++) t[s][i] = t[0][t[s - 1][i]];
+    }
+  }
+};
+constexpr Crc7Tables kCrc7;
+
+// The checked compact form's payload check (docs/FORMAT.md, "Checked
+// compact form"): the payload XOR-folded into one u64 (its 8-byte
+// little-endian words, the last zero-padded), then the CRC-7 of the fold's
+// 8 bytes, least significant first. A flipped payload bit flips exactly one
+// bit of the fold, and the CRC sees every one-bit change; as the generator
+// is primitive (period 127 > 63), it sees every two-bit change of the fold
+// too. Missed: changes that cancel in the fold (two flips 64 bits apart in
+// the payload), and other changes with chance 2^-7.
+uint8_t PayloadCheck7(const uint8_t* p, size_t n) {
+  uint64_t fold = 0;
+  const size_t words = n / 8, tail = n % 8;
+  for (size_t i = 0; i < words; i++) fold ^= DecodeFixed64(p + 8 * i);
+  if (tail != 0 && words != 0) {
+    // The last 8 bytes, shifted so that only the tail's remain.
+    fold ^= DecodeFixed64(p + n - 8) >> (8 * (8 - tail));
+  } else {
+    for (size_t i = 0; i < tail; i++) fold ^= uint64_t{p[i]} << (8 * i);
+  }
+  const auto& t = kCrc7.t;
+  uint8_t c = 0;
+  for (int i = 0; i < 8; i++) c ^= t[7 - i][(fold >> (8 * i)) & 0xff];
+  return static_cast<uint8_t>(c >> 1);
+}
+
+// The payload check of a full trailer of version 2: the low 32 bits of
+// XXH3 over the payload and the body, with len and tag as the seed.
+uint32_t FullCheck32(const uint8_t* data, size_t n, uint8_t len, uint8_t tag) {
+  std::string_view b(reinterpret_cast<const char*>(data), n);
+  return static_cast<uint32_t>(Hash64(b, (uint64_t{len} << 8) | tag));
+}
+
 bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
   if (size < kCompactTrailerSize) return false;
   const uint64_t payload_size = size - kCompactTrailerSize;
@@ -57,11 +111,14 @@ bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
   }
   const uint16_t w =
       static_cast<uint16_t>(data[size - 2] | (data[size - 1] << 8));
-  const auto kind = static_cast<FilterKind>((w >> kCompactKindShift) & 0x0f);
+  const uint8_t code = (w >> kCompactKindShift) & 0x0f;
+  const bool checked = (code & kCompactCheckedKind) != 0;
+  const auto kind = static_cast<FilterKind>(code & ~kCompactCheckedKind);
   if (!KindHasCompactForm(kind)) return false;
-  if (CompactCheck(w, payload_size) != (w & kCompactCheckMask)) {
-    return false;
-  }
+  // A checked form's check also holds the payload's check, verified by
+  // VerifyPayload; here only that the trailer is one.
+  t->check = CompactCheck(w, payload_size) ^ (w & kCompactCheckMask);
+  if (!checked && t->check != 0) return false;
   t->kind = kind;
   t->payload_size = payload_size;
   t->seed = 0;
@@ -71,6 +128,7 @@ bool ParseCompactTrailer(const uint8_t* data, size_t size, Trailer* t) {
       static_cast<uint8_t>((w >> kCompactParamShift) & kMaxCompactParam);
   t->params_size = 1;
   t->compact = true;
+  t->checked = checked;
   return true;
 }
 
@@ -123,16 +181,23 @@ uint64_t PaddedPayloadSize(const Trailer& t) {
 size_t TrailerSize(const Trailer& t) {
   if (UsesCompactTrailer(t)) return kCompactTrailerSize;
   return VarintSize(t.payload_size) + 1 + (t.seed != 0 ? 8 : 0) +
-         (t.keyed ? 4 : 0) + t.params_size + 3;
+         (t.keyed ? 4 : 0) + t.params_size + kCheckedFullOverhead;
 }
 
-void AppendTrailer(const Trailer& t, std::string* dst) {
+void AppendTrailer(const Trailer& t, std::string* dst, bool checked) {
   if (UsesCompactTrailer(t)) {
+    const uint16_t code = static_cast<uint16_t>(
+        static_cast<uint16_t>(t.kind) | (checked ? kCompactCheckedKind : 0));
     uint16_t w = static_cast<uint16_t>(
-        (uint16_t{kCompactMarker} << 8) |
-        (static_cast<uint16_t>(t.kind) << kCompactKindShift) |
+        (uint16_t{kCompactMarker} << 8) | (code << kCompactKindShift) |
         (uint16_t{t.params[0]} << kCompactParamShift));
+    const size_t payload = std::min<size_t>(t.payload_size, dst->size());
     w |= CompactCheck(w, t.payload_size);
+    if (checked) {
+      w ^= PayloadCheck7(
+          reinterpret_cast<const uint8_t*>(dst->data()) + dst->size() - payload,
+          payload);
+    }
     dst->push_back(static_cast<char>(w & 0xff));
     dst->push_back(static_cast<char>(w >> 8));
     return;
@@ -157,13 +222,29 @@ void AppendTrailer(const Trailer& t, std::string* dst) {
   }
   std::memcpy(buf + n, t.params, t.params_size);
   n += t.params_size;
-  const uint8_t len = static_cast<uint8_t>(n + 3);
+  if (!checked) {
+    const uint8_t len = static_cast<uint8_t>(n + 3);
+    const uint8_t tag = static_cast<uint8_t>(static_cast<uint8_t>(t.kind) |
+                                             (kFormatVersion << 4));
+    buf[n] = Check(buf, n, len, tag);
+    buf[n + 1] = len;
+    buf[n + 2] = tag;
+    dst->append(reinterpret_cast<const char*>(buf), n + 3);
+    return;
+  }
+  const uint8_t len = static_cast<uint8_t>(n + kCheckedFullOverhead);
   const uint8_t tag = static_cast<uint8_t>(static_cast<uint8_t>(t.kind) |
-                                           (kFormatVersion << 4));
-  buf[n] = Check(buf, n, len, tag);
-  buf[n + 1] = len;
-  buf[n + 2] = tag;
-  dst->append(reinterpret_cast<const char*>(buf), n + 3);
+                                           (kCheckedFormatVersion << 4));
+  // The check covers the payload (up to payload_size bytes before) and
+  // the body.
+  const size_t payload = std::min<size_t>(t.payload_size, dst->size());
+  dst->append(reinterpret_cast<const char*>(buf), n);
+  EncodeFixed32(buf, FullCheck32(reinterpret_cast<const uint8_t*>(dst->data()) +
+                                     dst->size() - n - payload,
+                                 payload + n, len, tag));
+  buf[4] = len;
+  buf[5] = tag;
+  dst->append(reinterpret_cast<const char*>(buf), 6);
 }
 
 bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
@@ -173,11 +254,19 @@ bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
   if (size < 5) return false;
   const uint8_t tag = data[size - 1];
   const uint8_t len = data[size - 2];
-  if ((tag >> 4) != kFormatVersion) return false;
-  if (len < 5 || len > size) return false;
+  const bool checked = (tag >> 4) == kCheckedFormatVersion;
+  if ((tag >> 4) != kFormatVersion && !checked) return false;
+  // Version 1: body, u8 check of the body; version 2: body, u32le check
+  // of payload and body (VerifyPayload).
+  const size_t overhead = checked ? kCheckedFullOverhead : 3;
+  if (len < overhead + 2 || len > size) return false;
   const uint8_t* body = data + size - len;
-  const size_t body_size = len - 3u;
-  if (Check(body, body_size, len, tag) != data[size - 3]) return false;
+  const size_t body_size = len - overhead;
+  if (checked) {
+    t->check = DecodeFixed32(data + size - 6);
+  } else if (Check(body, body_size, len, tag) != data[size - 3]) {
+    return false;
+  }
 
   // payload_size: at most 10 varint bytes, all inside the body.
   size_t pos = 0;
@@ -215,7 +304,16 @@ bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
   std::memcpy(t->params, body + pos, params_size);
   t->params_size = params_size;
   t->compact = false;
+  t->checked = checked;
   return true;
+}
+
+bool VerifyPayload(const uint8_t* data, size_t size, const Trailer& t) {
+  if (!t.checked) return true;  // written before the check: nothing to see
+  if (t.compact) return PayloadCheck7(data, t.payload_size) == t.check;
+  const uint8_t len = data[size - 2];
+  return FullCheck32(data, size - kCheckedFullOverhead, len, data[size - 1]) ==
+         t.check;
 }
 
 }  // namespace internal

@@ -51,6 +51,17 @@ namespace internal {
 // compact trailer and left the full trailer as it was, so full trailers
 // still carry 1; tags 0x20..0x7f are free for later full-trailer versions.
 inline constexpr uint8_t kFormatVersion = 1;
+// Format version 4: the full trailer of version 2 (tag 0x20 | kind), whose
+// u32le check covers the payload and the body (replacing version 1's check
+// byte): check, len and tag take kCheckedFullOverhead bytes. Writers use
+// it for every full trailer.
+inline constexpr uint8_t kCheckedFormatVersion = 2;
+inline constexpr size_t kCheckedFullOverhead = 6;
+// Format version 4: a compact trailer whose kind field has this bit set is
+// the checked form of kind (field & 7): its check XORs in the CRC-7 of the
+// payload's 64-bit XOR fold (docs/FORMAT.md). Writers use it for every
+// compact trailer.
+inline constexpr uint8_t kCompactCheckedKind = 8;
 inline constexpr uint8_t kFlagHasSeed = 1;
 // Format version 3: a keyed filter (FilterSecret); a u32le key id follows
 // the seed. Earlier readers refuse the flag, so they answer "may match".
@@ -83,6 +94,11 @@ struct Trailer {
   // Set by ParseTrailer: the filter ended in a compact trailer.
   // AppendTrailer ignores it and picks the form itself (UsesCompactTrailer).
   bool compact = false;
+  // Set by ParseTrailer: the trailer checks the payload (format version 4),
+  // and the stored check VerifyPayload compares (compact: the payload
+  // check the check bits imply). AppendTrailer ignores both.
+  bool checked = false;
+  uint32_t check = 0;
 };
 
 // The hash of `key` in a filter of `seed`: Hash64(key, seed), or, for a
@@ -131,16 +147,23 @@ uint64_t PaddedPayloadSize(const Trailer& t);
 // Bytes AppendTrailer writes for `t`.
 size_t TrailerSize(const Trailer& t);
 
-// Appends the trailer for `t` to *dst. REQUIRES: t.params_size <=
-// kMaxKindParams and the payload (t.payload_size bytes) was appended just
-// before.
-void AppendTrailer(const Trailer& t, std::string* dst);
+// Appends the trailer for `t` to *dst: the checked forms of format version
+// 4, or with checked = false the unchecked forms earlier versions wrote
+// (for readers older than version 4, and to test that their bytes still
+// read). REQUIRES: t.params_size <= kMaxKindParams and the payload
+// (t.payload_size bytes) was appended just before.
+void AppendTrailer(const Trailer& t, std::string* dst, bool checked = true);
 
 // Parses the trailer, either form, at the end of data[0, size). Returns
 // false, leaving *t unspecified, for anything that is not a well-formed
 // trailer whose payload_size matches `size`. Never reads outside
 // data[0, size).
 bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t);
+
+// Whether the payload and body of data[0, size), whose trailer ParseTrailer
+// read into `t`, match the trailer's check (true for the unchecked forms
+// of earlier versions). Reads all of data[0, size).
+bool VerifyPayload(const uint8_t* data, size_t size, const Trailer& t);
 
 }  // namespace internal
 }  // namespace sstfilter

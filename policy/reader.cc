@@ -20,6 +20,30 @@ namespace sstfilter {
 FilterReader FilterReader::Open(std::string_view filter,
                                 const FilterSecret* secret) {
   internal::Trailer t;
+  FilterReader r = OpenUnverified(filter, secret, &t);
+  if (r.valid() &&
+      !internal::VerifyPayload(reinterpret_cast<const uint8_t*>(filter.data()),
+                               filter.size(), t)) {
+    return FilterReader();
+  }
+  return r;
+}
+
+bool FilterReader::MayMatchOnce(std::string_view filter, std::string_view key,
+                                const FilterSecret* secret) {
+  internal::Trailer t;
+  const FilterReader r = OpenUnverified(filter, secret, &t);
+  // "May match" needs no check: damage can only cost a read. A "no" is
+  // given only if the bytes are as written.
+  return r.MayMatch(key) ||
+         !internal::VerifyPayload(
+             reinterpret_cast<const uint8_t*>(filter.data()), filter.size(), t);
+}
+
+FilterReader FilterReader::OpenUnverified(std::string_view filter,
+                                          const FilterSecret* secret,
+                                          internal::Trailer* out) {
+  internal::Trailer& t = *out;
   const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
   if (!internal::ParseTrailer(data, filter.size(), &t)) return FilterReader();
   // A keyed filter without the writer's secret: its probe positions are

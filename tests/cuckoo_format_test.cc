@@ -16,6 +16,7 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/mutable.h"
 #include "tests/by_the_book.h"
+#include "tests/format_versions.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -32,7 +33,7 @@ using test::Key;
 
 TEST(CuckooFormatTest, GoldenCuckoo) {
   const std::string bytes =
-      test::BuildFilter(test::MustParse("cuckoo:12"), 1000);
+      test::Unchecked(test::BuildFilter(test::MustParse("cuckoo:12"), 1000));
   // ceil(1000 / 3.8) = 264 buckets of 4 * 12 bits = 1584 payload bytes;
   // payload_size 1584 (b0 0c), flags 0, f = 12, salt 0, check, len 8,
   // tag 0x13 (version 1, kind 3).
@@ -52,8 +53,8 @@ TEST(CuckooFormatTest, GoldenCuckoo) {
 }
 
 TEST(CuckooFormatTest, GoldenCuckooWithSeedAndOddWidth) {
-  const std::string bytes =
-      test::BuildFilter(test::MustParse("cuckoo:11:seed=3"), 800);
+  const std::string bytes = test::Unchecked(
+      test::BuildFilter(test::MustParse("cuckoo:11:seed=3"), 800));
   // ceil(800 / 3.8) = 211 buckets of 44 bits = ceil(211 * 11 / 2) = 1161.
   // payload_size 1161 (89 09), flags 1, seed 3, f = 11, salt 0, check,
   // len 16, tag 0x13.
@@ -75,7 +76,8 @@ TEST(CuckooFormatTest, GoldenSmallCuckooSpecWritesBloom) {
   // fewer bytes, so that is what is written.
   // 6 payload bytes, k = 11, kind 1: 12 bytes where the cuckoo filter
   // (one bucket) would take 6 + 7.
-  const std::string bytes = test::BuildFilter(test::MustParse("cuckoo:12"), 3);
+  const std::string bytes =
+      test::Unchecked(test::BuildFilter(test::MustParse("cuckoo:12"), 3));
   EXPECT_EQ(Hex(bytes),
             "42a7d03bc3cb"
             "06"
@@ -96,6 +98,7 @@ TEST(CuckooFormatTest, GoldenCountingBloom) {
   f.Insert(Key(0));
   std::string bytes;
   f.Serialize(&bytes);
+  bytes = test::Unchecked(bytes);
   // 15 payload bytes of nibble counters (Key(0) counts twice),
   // payload_size 15, flags 0, k = 7, check, len 6, tag 0x14.
   EXPECT_EQ(Hex(bytes),
@@ -118,6 +121,7 @@ TEST(CuckooFormatTest, GoldenDynamicCuckoo) {
   for (int i = 0; i < 3; i++) ASSERT_TRUE(f.Insert(Key(i)));
   std::string bytes;
   f.Serialize(&bytes);
+  bytes = test::Unchecked(bytes);
   // 3 buckets of 6 bytes, one tag each (0xf38, 0xffa, 0x7f0 in slot 0:
   // inserts fill the emptier bucket), payload_size 18, flags 1, seed 9,
   // f = 12, salt 0, check, len 15, tag 0x15.
@@ -148,10 +152,27 @@ struct Parsed {
 bool ParseByTheBook(std::string_view f, Parsed* out) {
   if (f.size() < 5) return false;
   const uint8_t tag = f[f.size() - 1], len = f[f.size() - 2];
-  if ((tag >> 4) != 1 || len < 5 || len > f.size()) return false;
-  const std::string_view body = f.substr(f.size() - len, len - 3);
-  const uint64_t check = Hash64(body, (uint64_t{len} << 8) | tag) & 0xff;
-  if (check != static_cast<uint8_t>(f[f.size() - 3])) return false;
+  // Version 1: u8 check of the body; version 2: u32le check of payload and
+  // body.
+  const int version = tag >> 4;
+  const size_t tail = version == 2 ? 6 : 3;
+  if ((version != 1 && version != 2) || len < tail + 2 || len > f.size()) {
+    return false;
+  }
+  const std::string_view body = f.substr(f.size() - len, len - tail);
+  if (version == 1) {
+    const uint64_t check = Hash64(body, (uint64_t{len} << 8) | tag) & 0xff;
+    if (check != static_cast<uint8_t>(f[f.size() - 3])) return false;
+  } else {
+    uint32_t check = 0;
+    for (int i = 0; i < 4; i++) {
+      check |= uint32_t{static_cast<uint8_t>(f[f.size() - 6 + i])} << (8 * i);
+    }
+    if (static_cast<uint32_t>(Hash64(f.substr(0, f.size() - 6),
+                                     (uint64_t{len} << 8) | tag)) != check) {
+      return false;
+    }
+  }
   size_t pos = 0;
   uint64_t payload_size = 0;
   for (int shift = 0;; shift += 7) {

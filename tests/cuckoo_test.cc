@@ -161,8 +161,8 @@ TEST(CuckooTest, SmallFiltersPickTheSmallerKind) {
     const uint64_t buckets = (5 * n + 18) / 19;  // ceil(n / 3.8)
     // Whatever is written reaches the cuckoo filter's FPR...
     EXPECT_LE(p.expected_fpr, CuckooFpr(12, n / (4.0 * buckets))) << n;
-    // ...in at most the cuckoo filter's bytes, trailer (7 or 8) included.
-    EXPECT_LE(p.filter_bytes, (buckets * 12 + 1) / 2 + 8) << n;
+    // ...in at most the cuckoo filter's bytes, trailer (10 or 11) included.
+    EXPECT_LE(p.filter_bytes, (buckets * 12 + 1) / 2 + 11) << n;
     // Per-filter overhead is a few bytes: the 36 keys of a LevelDB filter
     // block at FPR 0.18% (13.2 bits per key for an ideal Bloom filter)
     // cost under 15 bits each.

@@ -19,6 +19,7 @@
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "tests/by_the_book.h"
+#include "tests/format_versions.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -71,6 +72,30 @@ struct Filter {
   std::string params;  // the kind params (compact: the one param)
 };
 
+// Section "Checked compact form": CRC-7 with generator x^7 + x^3 + 1,
+// initial value 0, most significant bit first, no final XOR.
+unsigned Crc7(std::string_view bytes) {
+  unsigned crc = 0;  // 7 bits
+  for (const char c : bytes) {
+    for (int b = 7; b >= 0; b--) {
+      const unsigned in = (static_cast<uint8_t>(c) >> b) & 1;
+      const unsigned top = (crc >> 6) & 1;
+      crc = (crc << 1) & 0x7f;
+      if (top ^ in) crc ^= 0x09;
+    }
+  }
+  return crc;
+}
+
+// Section "Checked compact form": the payload XOR-folded into 8 bytes
+// (little-endian words, the last zero-padded: fold byte j is the XOR of
+// payload bytes j, j + 8, ...), then its CRC-7.
+unsigned FoldedCrc7(std::string_view payload) {
+  std::string fold(8, '\0');
+  for (size_t i = 0; i < payload.size(); i++) fold[i % 8] ^= payload[i];
+  return Crc7(fold);
+}
+
 // Section "Layout": either trailer, with every rule a reader checks.
 bool ParseByTheBook(std::string_view f, Filter* out) {
   if (f.empty()) return false;
@@ -85,20 +110,33 @@ bool ParseByTheBook(std::string_view f, Filter* out) {
     for (int i = 0; i < 8; i++) {
       if ((w >> (7 + i)) & 1) check ^= constants[i];
     }
+    const unsigned field = (w >> 11) & 15;
+    out->payload = f.substr(0, payload_size);
+    if (field & 8) check ^= FoldedCrc7(out->payload);  // the checked form
     if (check != (w & 0x7f)) return false;
-    out->kind = (w >> 11) & 15;
+    out->kind = field & 7;
     if (out->kind != 1 && out->kind != 6) return false;
     out->compact = true;
-    out->payload = f.substr(0, payload_size);
     out->params = std::string(1, static_cast<char>((w >> 7) & 15));
     return true;
   }
   if (f.size() < 5) return false;
   const uint8_t tag = Byte(f, f.size() - 1), len = Byte(f, f.size() - 2);
-  if ((tag >> 4) != 1 || len < 5 || len > f.size()) return false;
-  const std::string_view body = f.substr(f.size() - len, len - 3);
-  if ((Hash64(body, (uint64_t{len} << 8) | tag) & 0xff) !=
-      Byte(f, f.size() - 3)) {
+  const int version = tag >> 4;
+  // Version 1: a check byte over the body; version 2: a u32le check over
+  // the payload and the body.
+  const size_t check_size = version == 2 ? 4 : 1;
+  if ((version != 1 && version != 2) || len < check_size + 4 ||
+      len > f.size()) {
+    return false;
+  }
+  const std::string_view body = f.substr(f.size() - len, len - 2 - check_size);
+  const uint64_t seed = (uint64_t{len} << 8) | tag;
+  if (version == 1 && (Hash64(body, seed) & 0xff) != Byte(f, f.size() - 3)) {
+    return false;
+  }
+  if (version == 2 && (Hash64(f.substr(0, f.size() - 6), seed) & 0xffffffffu) !=
+                          U32(f, f.size() - 6)) {
     return false;
   }
   size_t pos = 0;
@@ -337,9 +375,36 @@ Form ExpectBandedAgrees(const char* spec, uint64_t n) {
   return ExpectRibbonAgrees(BuildBanded(test::MustParse(spec), n), n).form;
 }
 
+TEST(FormatDecoderTest, Crc7OfTheDocument) {
+  EXPECT_EQ(Crc7("123456789"), 0x75u);
+  EXPECT_EQ(Crc7(""), 0u);
+}
+
+// The trailers earlier versions wrote (version-1 full trailer, unchecked
+// compact form) still decode by the book with the same answers.
+TEST(FormatDecoderTest, UncheckedTrailersFromTheDocument) {
+  EXPECT_EQ(ExpectRibbonAgrees(test::Unchecked(test::BuildFilter(
+                                   test::MustParse("ribbon:10"), 33)),
+                               33)
+                .form,
+            Form::kCompactDense);
+  EXPECT_EQ(ExpectRibbonAgrees(test::Unchecked(test::BuildFilter(
+                                   test::MustParse("ribbon:10:seed=3"), 33)),
+                               33)
+                .form,
+            Form::kDense);
+  EXPECT_EQ(ExpectRibbonAgrees(test::Unchecked(test::BuildFilter(
+                                   test::MustParse("ribbon:9.5"), 2000)),
+                               2000)
+                .form,
+            Form::kSegmented);
+}
+
 TEST(FormatDecoderTest, RibbonFromTheDocumentAgreesWithTheReader) {
-  // Dense with a full trailer (a seed, or the golden 5-key filter).
-  EXPECT_EQ(ExpectRibbonAgrees("ribbon:8.5", 5).form, Form::kDense);
+  // Dense with a full trailer (a seed; without one, 5 keys now get the
+  // compact form: the checked full trailer would make the filter larger).
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:8.5:seed=2", 5).form, Form::kDense);
+  EXPECT_EQ(ExpectRibbonAgrees("ribbon:8.5", 5).form, Form::kCompactDense);
   EXPECT_EQ(ExpectRibbonAgrees("ribbon:10:seed=3", 33).form, Form::kDense);
   EXPECT_EQ(ExpectRibbonAgrees("ribbon:7.3:seed=11", 64).form, Form::kDense);
   // Compact dense: LevelDB's sizes, a padded tiny filter, r > 16 (the
@@ -383,12 +448,15 @@ TEST(FormatDecoderTest, SegmentedRibbonFromTheDocumentAgreesWithTheReader) {
   }
 }
 
-// A damaged directory (the trailer does not cover the payload): the rules
-// under which the document says a reader answers "may match", for the
-// whole filter or for the keys of one segment, agree with the reader.
+// A damaged directory in the unchecked trailer of earlier versions, which
+// does not cover the payload: the rules under which the document says a
+// reader answers "may match", for the whole filter or for the keys of one
+// segment, agree with the reader. (The checked trailer refuses each of
+// these damaged filters as a whole.)
 TEST(FormatDecoderTest, SegmentedDirectoryRulesAgreeWithTheReader) {
-  const std::string good =
+  const std::string checked =
       test::BuildFilter(test::MustParse("ribbon:7.3"), 100000);  // S = 4
+  const std::string good = test::Unchecked(checked);
   // Entry e is payload bytes 8e .. 8e + 7: u32le C_e, salt_e, u24le T_e.
   struct Damage {
     const char* what;
@@ -414,7 +482,11 @@ TEST(FormatDecoderTest, SegmentedDirectoryRulesAgreeWithTheReader) {
     } else {
       for (int i = 0; i < 3; i++) bytes[d.byte + i] = bytes[d.byte - 8 + i];
     }
+    std::string damaged_checked = checked;
+    std::copy(bytes.begin(), bytes.begin() + 8 * 5, damaged_checked.begin());
     Filter f;
+    EXPECT_FALSE(ParseByTheBook(damaged_checked, &f));
+    EXPECT_FALSE(FilterReader::Open(damaged_checked).valid());
     ASSERT_TRUE(ParseByTheBook(bytes, &f));
     const FilterReader r = FilterReader::Open(bytes);
     Form form = Form::kDense;

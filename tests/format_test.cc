@@ -13,6 +13,7 @@
 
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "tests/format_versions.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -23,13 +24,15 @@ using test::Hex;
 using test::Key;
 
 TEST(FormatTest, GoldenEmptyFilter) {
-  const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), 0);
+  const std::string bytes =
+      test::Unchecked(test::BuildFilter(test::MustParse("bloom:10"), 0));
   // payload_size 0, flags 0, check 0xdb, len 5, tag 0x10 (version 1, kind 0).
   EXPECT_EQ(Hex(bytes), "0000db0510");
 }
 
 TEST(FormatTest, GoldenBloom) {
-  const std::string bytes = test::BuildFilter(test::MustParse("bloom:10"), 3);
+  const std::string bytes =
+      test::Unchecked(test::BuildFilter(test::MustParse("bloom:10"), 3));
   // 4 payload bytes (30 bits rounded up), then payload_size 4, flags 0,
   // k = 7, check, len 6, tag 0x11 (version 1, kind 1).
   EXPECT_EQ(Hex(bytes),
@@ -42,9 +45,74 @@ TEST(FormatTest, GoldenBloom) {
             "11");
 }
 
+// The checked forms of format version 4, which writers now write (the
+// tests above pin the bytes earlier versions wrote, and that they still
+// read alike): the payloads are those above; a full trailer of version 2
+// ends in check32 (u32le), len, tag 0x2k; a compact one has kind field
+// kind | 8 and the payload's check (the CRC-7 of its fold) in its check.
+TEST(FormatTest, GoldenCheckedForms) {
+  struct Case {
+    const char* spec;
+    uint64_t n;
+    size_t payload;       // bytes before the trailer
+    const char* trailer;  // hex
+  };
+  const Case cases[] = {
+      // empty: payload_size 0, flags 0, check32, len 8, tag 0x20
+      {"bloom:10", 0, 0, "00007f6041680820"},
+      // payload_size 4, flags 0, k 7, check32, len 9, tag 0x21
+      {"bloom:10", 3, 4, "0400077956f86a0921"},
+      // compact: w = 0xcb84, kind field 9 (bloom, checked), param 7
+      {"bloom:10", 36, 45, "84cb"},
+      {"bloom:10:seed=258", 3, 4, "0401020100000000000007cc8a18011121"},
+      {"blocked_bloom:10", 1000, 1280, "800a0007102b338f0a22"},
+      {"cuckoo:12", 1000, 1584, "b00c000c000599b1450b23"},
+      // dense ribbon, 5 keys: a 16-byte compact dense filter (w = 0xf3d7,
+      // kind field 14), not 5 bytes with a 14-byte checked full trailer
+      {"ribbon:8.5", 5, 16, "d7f3"},
+      // compact dense ribbon: w = 0xf44e, kind field 14 (ribbon, checked)
+      {"ribbon:10", 33, 41, "4ef4"},
+  };
+  for (const Case& c : cases) {
+    const std::string bytes = test::BuildFilter(test::MustParse(c.spec), c.n);
+    ASSERT_GE(bytes.size(), c.payload) << c.spec;
+    EXPECT_EQ(Hex(bytes.substr(c.payload)), c.trailer)
+        << c.spec << " n=" << c.n;
+    const FilterReader r = FilterReader::Open(bytes);
+    EXPECT_TRUE(r.valid());
+    EXPECT_EQ(r.payload_size(), c.payload);
+  }
+}
+
+// Every one-bit error anywhere in a filter of every kind, either trailer
+// form, reads as "may match" (format version 4; docs/FORMAT.md, "Damaged
+// bytes"), for readers that keep a reader and for one-key queries.
+TEST(FormatTest, EveryBitFlipIsCaught) {
+  for (const std::string& spec : test::AllKindSpecs()) {
+    for (uint64_t n : {20, 40, 300}) {
+      const std::string bytes = test::BuildFilter(test::MustParse(spec), n);
+      for (size_t bit = 0; bit < 8 * bytes.size(); bit++) {
+        std::string bad = bytes;
+        bad[bit / 8] ^= static_cast<char>(1 << (bit % 8));
+        const FilterReader r = FilterReader::Open(bad);
+        if (r.valid()) {
+          // Only a compact form's w bit 14: the same answers.
+          ASSERT_EQ(bit, 8 * bytes.size() - 2) << spec << " n=" << n;
+          ASSERT_TRUE(AllMayMatch(bad, n));
+          continue;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+          ASSERT_TRUE(FilterReader::MayMatchOnce(bad, Key(i)))
+              << spec << " n=" << n << " bit " << bit;
+        }
+      }
+    }
+  }
+}
+
 TEST(FormatTest, GoldenBloomWithSeed) {
-  const std::string bytes =
-      test::BuildFilter(test::MustParse("bloom:10:seed=258"), 3);
+  const std::string bytes = test::Unchecked(
+      test::BuildFilter(test::MustParse("bloom:10:seed=258"), 3));
   EXPECT_EQ(Hex(bytes),
             "07e66231"
             "04"
@@ -57,8 +125,8 @@ TEST(FormatTest, GoldenBloomWithSeed) {
 }
 
 TEST(FormatTest, GoldenBlockedBloom) {
-  const std::string bytes =
-      test::BuildFilter(test::MustParse("blocked_bloom:10"), 1000);
+  const std::string bytes = test::Unchecked(
+      test::BuildFilter(test::MustParse("blocked_bloom:10"), 1000));
   // 1000 keys * 10 bits = 20 blocks of 64 bytes = 1280 payload bytes.
   ASSERT_EQ(bytes.size(), 1280u + 7);
   EXPECT_EQ(Hex(bytes.substr(1280)),

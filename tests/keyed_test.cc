@@ -22,6 +22,7 @@
 #include "sstfilter/hash.h"
 #include "sstfilter/mutable.h"
 #include "sstfilter/secret.h"
+#include "tests/format_versions.h"
 #include "tests/test_util.h"
 
 // The decoder below uses xxHash directly, as a second implementation would.
@@ -144,8 +145,9 @@ TEST(KeyedBuilderTest, KeyedSpecWithoutSecretFails) {
 // flags 2 (keyed) and the u32le key id before k.
 TEST(KeyedFormatTest, GoldenKeyedBloom) {
   const auto secret = MustSecret(kTestSecret);
-  const std::string bytes =
-      test::BuildFilter(MustParse("bloom:10:keyed"), 3, secret.get());
+  const std::string bytes = test::Unchecked(
+      test::BuildFilter(MustParse("bloom:10:keyed"), 3, secret.get()),
+      secret.get());
   EXPECT_EQ(Hex(bytes),
             "af372e43"  // payload: 4 bytes
             "04"        // payload_size
@@ -155,8 +157,10 @@ TEST(KeyedFormatTest, GoldenKeyedBloom) {
             "6a"        // check
             "0a"        // len
             "11");      // tag: version 1, kind 1
-  const std::string big = test::BuildFilter(MustParse("blocked_bloom:10:keyed"),
-                                            1000, secret.get());
+  const std::string big =
+      test::Unchecked(test::BuildFilter(MustParse("blocked_bloom:10:keyed"),
+                                        1000, secret.get()),
+                      secret.get());
   // 20 blocks and the 11-byte trailer would pass the size bound
   // floor(n b / 8) + 40 = 1290 bytes (docs/FORMAT.md): 19 blocks.
   ASSERT_EQ(big.size(), 1216u + 11);
@@ -202,7 +206,10 @@ bool DocDecodeKeyedBloom(const std::string& f, std::string_view secret,
 TEST(KeyedFormatTest, DecoderFromTheDocument) {
   const auto secret = MustSecret(kTestSecret);
   const FilterSpec spec = MustParse("bloom:10:keyed");
-  const std::string f = test::BuildFilter(spec, 60, secret.get());
+  // The unchecked trailer of version 3 (the checked one: the cuckoo and
+  // ribbon decoders below).
+  const std::string f =
+      test::Unchecked(test::BuildFilter(spec, 60, secret.get()), secret.get());
   const FilterReader r = FilterReader::Open(f, secret.get());
   ASSERT_TRUE(r.valid());
   int agree = 0;
@@ -232,7 +239,15 @@ DocKeyedTrailer DocReadKeyedTrailer(const std::string& f, int kind,
   DocKeyedTrailer t;
   const auto* d = reinterpret_cast<const uint8_t*>(f.data());
   const size_t len = d[f.size() - 2];
-  EXPECT_EQ(d[f.size() - 1], 0x10 | kind);  // tag: version 1, kind
+  // tag: version 1 (u8 check) or 2 (u32le check), kind
+  const int version = d[f.size() - 1] >> 4;
+  EXPECT_TRUE(version == 1 || version == 2);
+  EXPECT_EQ(d[f.size() - 1] & 15, kind);
+  if (version == 2) {
+    EXPECT_EQ(internal::DecodeFixed32(d + f.size() - 6),
+              static_cast<uint32_t>(XXH3_64bits_withSeed(
+                  d, f.size() - 6, len << 8 | (32 | kind))));
+  }
   const uint8_t* p = d + f.size() - len;
   int shift = 0;
   do {
@@ -246,7 +261,8 @@ DocKeyedTrailer DocReadKeyedTrailer(const std::string& f, int kind,
             static_cast<uint32_t>(XXH3_64bits_withSecret("sstfilter.key_id", 16,
                                                          t.S, sizeof(t.S))));
   t.params = p + 4;
-  t.params_size = d + f.size() - 3 - t.params;  // before check, len, tag
+  t.params_size = d + f.size() - (version == 2 ? 6 : 3) -
+                  t.params;  // before check, len, tag
   return t;
 }
 
@@ -407,9 +423,10 @@ TEST(KeyedFormatTest, CuckooAndRibbonDecodersFromTheDocument) {
        8331252171500696572ull, /*banded=*/true},
   };
   for (const Case& c : cases) {
-    const std::string f =
+    const std::string checked =
         c.banded ? BuildKeyedBanded(MustParse(c.spec), c.n, *secret)
                  : test::BuildFilter(MustParse(c.spec), c.n, secret.get());
+    const std::string f = test::Unchecked(checked, secret.get());
     const FilterReader r = FilterReader::Open(f, secret.get());
     ASSERT_TRUE(r.valid()) << c.spec;
     const auto* d = reinterpret_cast<const uint8_t*>(f.data());
@@ -423,7 +440,8 @@ TEST(KeyedFormatTest, CuckooAndRibbonDecodersFromTheDocument) {
       if (i < c.n) {
         EXPECT_TRUE(doc) << c.spec << " " << i;
       }
-      agree += doc == r.MayMatch(key);
+      agree +=
+          doc == r.MayMatch(key) && c.decode(checked, kTestSecret, key) == doc;
     }
     EXPECT_EQ(agree, 20000) << c.spec << " n=" << c.n;
   }
@@ -796,7 +814,7 @@ TEST(KeyedFormatTest, GoldenKeyedMutable) {
     cb.Insert(Key(i));
     ASSERT_TRUE(dc.Insert(Key(i)));
   }
-  EXPECT_EQ(Hex(Serialized(cb)),
+  EXPECT_EQ(Hex(test::Unchecked(Serialized(cb), secret.get())),
             "121110012310100011110001010001"  // 30 counters, 3 keys x 7
             "0f"                              // payload_size
             "02"                              // flags: keyed, no seed
@@ -805,7 +823,7 @@ TEST(KeyedFormatTest, GoldenKeyedMutable) {
             "9d"                              // check
             "0a"                              // len
             "14");                            // tag: version 1, kind 4
-  EXPECT_EQ(Hex(Serialized(dc)),
+  EXPECT_EQ(Hex(test::Unchecked(Serialized(dc), secret.get())),
             "2b0b5c00"  // one bucket of four 8-bit tags, one free
             "04"        // payload_size
             "02"        // flags: keyed, no seed

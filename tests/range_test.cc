@@ -16,6 +16,7 @@
 
 #include "policy/range/range_impl.h"
 #include "sstfilter/filter.h"
+#include "tests/format_versions.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -37,6 +38,24 @@ std::string BuildImages(const RangeFilterSpec& spec,
   std::string out;
   b.Finish(&out);
   return out;
+}
+
+// `filter` (written now, with the checked full trailer of format version
+// 4) with its trailer in the unchecked form of version 1: both read valid
+// and answer alike for 2000 ranges.
+std::string Unchecked(const std::string& filter) {
+  const std::string old = test::UncheckedBytes(filter);
+  const RangeFilterReader now = RangeFilterReader::Open(filter);
+  const RangeFilterReader before = RangeFilterReader::Open(old);
+  EXPECT_TRUE(now.valid());
+  EXPECT_TRUE(before.valid());
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 2000; i++) {
+    const uint64_t lo = rng() % (before.universe() * 4 + 1);
+    const uint64_t hi = lo + rng() % 8;
+    EXPECT_EQ(now.MayContain(lo, hi), before.MayContain(lo, hi)) << lo;
+  }
+  return old;
 }
 
 // Whether a sorted `keys` holds a value in [lo, hi].
@@ -374,8 +393,10 @@ TEST(RangeFilterTest, SpanOfBlocksAnswered) {
 }
 
 TEST(RangeFilterTest, GoldenBytes) {
-  const std::string bytes =
-      BuildImages(MustParseRange("range:6:max_range=4"), {3, 1000, 1001});
+  // Pinned in the unchecked trailer (version 1); writers now write the
+  // checked one (GoldenCheckedTrailer).
+  const std::string bytes = Unchecked(
+      BuildImages(MustParseRange("range:6:max_range=4"), {3, 1000, 1001}));
   // Universe 3 * 2^4 = 48, low_bits 4, block_shift 2: 3 buckets;
   // low word, upper word, one sample; then payload_size 20, flags 0,
   // params (len 8, offset 0, shift 2, low_bits 4, r 48, count 3), check,
@@ -395,6 +416,59 @@ TEST(RangeFilterTest, GoldenBytes) {
             "44"
             "16"
             "17");
+}
+
+// The trailer writers use (format version 4): version 2, whose u32le check
+// covers the payload and the body.
+TEST(RangeFilterTest, GoldenCheckedTrailer) {
+  const std::string bytes =
+      BuildImages(MustParseRange("range:6:max_range=4"), {3, 1000, 1001});
+  ASSERT_EQ(bytes.size(), 20u + 25);
+  const std::string old = Unchecked(bytes);
+  // The same payload and body; check32, len 25, tag 0x27 (version 2).
+  EXPECT_EQ(bytes.substr(0, 20 + 19), old.substr(0, 20 + 19));
+  EXPECT_EQ(Hex(bytes.substr(20 + 19)),
+            "d4164bff"
+            "19"
+            "27");
+}
+
+// Every one-bit flip of a filter is caught by the check: the reader may
+// contain every range; so does the one-range query, which reads the check
+// only when it would answer "empty".
+TEST(RangeFilterTest, EveryFlippedBitMayContainEverything) {
+  // 200 random 8-byte keys (the whole key is the segment).
+  std::mt19937_64 rng(7);
+  auto random_key = [&rng] {
+    std::string k(8, '\0');
+    for (char& c : k) c = static_cast<char>(rng());
+    return k;
+  };
+  RangeFilterBuilder b(MustParseRange("range:10"));
+  for (int i = 0; i < 200; i++) b.AddKey(random_key());
+  std::string bytes;
+  b.Finish(&bytes);
+  ASSERT_TRUE(RangeFilterReader::Open(bytes).valid());
+  // A one-key range [k, k + "\x01") the intact filter answers "empty" for
+  // (a false positive has probability ~2^-8).
+  std::string lower, upper;
+  for (int tries = 0; tries < 20 && upper.empty(); tries++) {
+    lower = random_key();
+    if (!RangeFilterReader::Open(bytes).MayContainKeys(lower, lower + "\x01")) {
+      upper = lower + "\x01";
+    }
+  }
+  ASSERT_FALSE(upper.empty());
+  ASSERT_FALSE(RangeFilterReader::MayContainKeysOnce(bytes, lower, upper));
+  for (size_t bit = 0; bit < 8 * bytes.size(); bit++) {
+    std::string bad = bytes;
+    bad[bit / 8] = static_cast<char>(bad[bit / 8] ^ (1 << (bit % 8)));
+    const RangeFilterReader r = RangeFilterReader::Open(bad);
+    ASSERT_FALSE(r.valid()) << bit;
+    ASSERT_TRUE(r.MayContainKeys(lower, upper)) << bit;
+    ASSERT_TRUE(RangeFilterReader::MayContainKeysOnce(bad, lower, upper))
+        << bit;
+  }
 }
 
 TEST(RangeFilterTest, DamagedBytesMayContainEverything) {

@@ -18,6 +18,7 @@
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
+#include "tests/format_versions.h"
 #include "tests/test_util.h"
 
 namespace sstfilter {
@@ -93,11 +94,11 @@ TEST(RibbonTest, NoFalseNegativesAtEveryN) {
       internal::AppendRibbonFilter(spec, h, &bytes);
       ExpectAllMatch(bytes, h, "n=" + std::to_string(n));
       // Never more than the budget: floor(n b) bits of payload, rounded up
-      // to a byte, and a full ribbon trailer (11 bytes; 12 from 128 payload
-      // bytes on). A compact or Bloom filter written in its place may take
-      // some of the trailer's bytes as payload, never more.
+      // to a byte, and a checked full ribbon trailer (14 bytes; 15 from 128
+      // payload bytes on). A compact or Bloom filter written in its place
+      // may take some of the trailer's bytes as payload, never more.
       const double payload = std::ceil(n * bits / 8);
-      EXPECT_LE(bytes.size(), payload + (payload < 128 ? 11 : 12)) << "n=" << n;
+      EXPECT_LE(bytes.size(), payload + (payload < 128 ? 14 : 15)) << "n=" << n;
     }
   }
 }
@@ -292,21 +293,48 @@ TEST(RibbonTest, NoFalseNegativesAtTenMillion) {
 
 // --- golden bytes ---
 
+// Bytes from lower-case hex.
+std::string FromHex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(
+        std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+// The dense form with a full trailer as format versions 1 to 3 wrote
+// ribbon:8.5 for Key(0 .. 4): floor(5 * 8.5) = 42 bits: r = 8 columns of
+// m = 5 slots, 40 bits = 5 payload bytes; trailer: payload_size 5, flags
+// 0, params form 0, salt 1 (salt 0 gave no solution), m 5, r 8, 0, 0,
+// check, len 11, tag 0x16 (version 1, kind 6). Writers no longer write
+// it: with the checked full trailer (14 bytes) the filter would be larger
+// than the smallest compact one, so they write a 16-byte compact dense
+// filter instead (FormatTest.GoldenCheckedForms).
+const std::string& GoldenDenseBytes() {
+  static const std::string bytes = FromHex(
+      "ab26d3f6e0"
+      "05"
+      "00"
+      "000105080000"
+      "30"
+      "0b"
+      "16");
+  return bytes;
+}
+
 TEST(RibbonTest, GoldenDense) {
-  const std::string bytes = test::BuildFilter(test::MustParse("ribbon:8.5"), 5);
-  // floor(5 * 8.5) = 42 bits: r = 8 columns of m = 5 slots, 40 bits = 5
-  // payload bytes; trailer: payload_size 5, flags 0, params form 0, salt 1
-  // (salt 0 gave no solution), m 5, r 8, 0, 0, check, len 11, tag 0x16
-  // (version 1, kind 6).
-  ASSERT_EQ(bytes.size(), 5u + 11);
-  EXPECT_EQ(Hex(bytes),
-            "ab26d3f6e0"
-            "05"
-            "00"
-            "000105080000"
-            "30"
-            "0b"
-            "16");
+  const std::string& bytes = GoldenDenseBytes();
+  const FilterReader r = FilterReader::Open(bytes);
+  ASSERT_TRUE(r.valid());
+  EXPECT_EQ(r.kind(), FilterKind::kRibbon);
+  EXPECT_EQ(r.payload_size(), 5u);
+  for (uint64_t i = 0; i < 5; i++) EXPECT_TRUE(r.MayMatch(test::Key(i)));
+  // Its answers to absent keys, as the writer's bytes gave them: r = 8
+  // columns, ~1/256 of absent keys match.
+  int matches = 0;
+  for (uint64_t i = 0; i < 100000; i++) matches += r.MayMatch(AbsentKey(i));
+  EXPECT_EQ(matches, 411);
 }
 
 // The banded form (form 1), which builders wrote for n > 64 keys before the
@@ -322,7 +350,7 @@ std::string BuildBandedForm(const FilterSpec& spec, uint64_t n) {
 
 TEST(RibbonTest, GoldenBanded) {
   const std::string bytes =
-      BuildBandedForm(test::MustParse("ribbon:9.5"), 2000);
+      test::Unchecked(BuildBandedForm(test::MustParse("ribbon:9.5"), 2000));
   // floor(2000 * 9.5) / 64 = 296 words over ceil(2100 / 64) + 1 = 34
   // blocks: r = 8, k = 24 blocks of 9 columns; trailer: payload_size 2368
   // (c0 12), flags 0, params form 1, salt 0, u32le 34 blocks, check, len 12,
@@ -342,7 +370,7 @@ TEST(RibbonTest, GoldenBanded) {
 
 TEST(RibbonTest, GoldenSegmented) {
   const std::string bytes =
-      test::BuildFilter(test::MustParse("ribbon:9.5"), 2000);
+      test::Unchecked(test::BuildFilter(test::MustParse("ribbon:9.5"), 2000));
   // One segment of max(2, ceil(1.02 * 2000 / 128)) = 16 blocks; floor((2000
   // * 9.5 - 128 - floor(64 * 2000 / 2^15)) / 128) = 147 columns: r = 9, 3 wide blocks. Payload 16
   // + 16 * 147 = 2368 bytes (c0 12); trailer: flags 0, params form 2, r 9,
@@ -366,7 +394,7 @@ TEST(RibbonTest, GoldenSegmented) {
 
 TEST(RibbonTest, GoldenSegmentedTwoSegments) {
   const std::string bytes =
-      test::BuildFilter(test::MustParse("ribbon:9.5"), 40000);
+      test::Unchecked(test::BuildFilter(test::MustParse("ribbon:9.5"), 40000));
   // Two segments; payload 24 + 16 * 2967 = 47496 bytes (88 f3 02); params
   // form 2, r 9, u32le 2 segments.
   ASSERT_EQ(bytes.size(), 47496u + 13);
@@ -440,9 +468,9 @@ std::string WithParams(const std::string& bytes, std::string params,
 }
 
 TEST(RibbonTest, WellFormedButUnreadableMayMatch) {
-  const std::string dense = test::BuildFilter(test::MustParse("ribbon:8.5"), 5);
+  const std::string& dense = GoldenDenseBytes();
   const std::string banded =
-      BuildBandedForm(test::MustParse("ribbon:9.5"), 2000);
+      test::Unchecked(BuildBandedForm(test::MustParse("ribbon:9.5"), 2000));
   ASSERT_TRUE(FilterReader::Open(dense).valid());
   ASSERT_TRUE(FilterReader::Open(banded).valid());
   ASSERT_EQ(FilterReader::Open(banded).kind(), FilterKind::kRibbon);
@@ -499,10 +527,16 @@ TEST(RibbonTest, WellFormedButUnreadableMayMatch) {
   }
   // A directory that Open accepts but a query finds inconsistent (here:
   // the end at block 1, so the segment has fewer than 2 blocks) answers
-  // "may match" for every key.
-  std::string one_block = seg;
+  // "may match" for every key: bytes with the unchecked trailer of earlier
+  // versions, which does not cover the payload (the checked one refuses
+  // the damaged filter as a whole).
+  std::string one_block = test::UncheckedBytes(seg);
   one_block[8 + 5] = 1;
   one_block[8 + 6] = 0;
+  std::string one_block_checked = seg;
+  one_block_checked[8 + 5] = 1;
+  one_block_checked[8 + 6] = 0;
+  EXPECT_FALSE(FilterReader::Open(one_block_checked).valid());
   const FilterReader damaged = FilterReader::Open(one_block);
   ASSERT_TRUE(damaged.valid());
   for (int i = 0; i < 100; i++) EXPECT_TRUE(damaged.MayMatch(AbsentKey(i)));

@@ -14,7 +14,8 @@
 //   thread holds the builder) makes its own and frees it afterwards; that
 //   costs an allocation only under contention, never a lock or a wrong
 //   result.
-// - KeyMayMatch opens a FilterReader, a view over LevelDB's bytes.
+// - KeyMayMatch asks FilterReader::MayMatchOnce, a view over LevelDB's bytes
+//   that checks the bytes only when it would answer "no".
 
 #include "leveldb/filter_policy.h"
 
@@ -79,7 +80,7 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
 
   bool KeyMayMatch(const leveldb::Slice& key,
                    const leveldb::Slice& filter) const override {
-    return FilterReader::Open(View(filter), secret_.get()).MayMatch(View(key));
+    return FilterReader::MayMatchOnce(View(filter), View(key), secret_.get());
   }
 
  private:

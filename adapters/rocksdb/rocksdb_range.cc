@@ -6,7 +6,7 @@
 //       -> RangeFilterBuilder over every key a table stores
 //       -> user-collected property kRocksDBRangeProperty
 //   ReadOptions::table_filter (RocksDBRangeScan)
-//       -> RangeFilterReader::Open(property).MayContainKeys(lower, upper)
+//       -> RangeFilterReader::MayContainKeysOnce(property, lower, upper)
 
 #include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/options_type.h>
@@ -164,7 +164,7 @@ bool RocksDBRangeScan::MayContain(const rocksdb::TableProperties& props) const {
   std::optional<std::string_view> upper;
   if (upper_.has_value()) upper = *upper_;
   const bool may =
-      RangeFilterReader::Open(it->second).MayContainKeys(lower_, upper);
+      RangeFilterReader::MayContainKeysOnce(it->second, lower_, upper);
   if (!may) tables_skipped_.fetch_add(1, std::memory_order_relaxed);
   return may;
 }

@@ -47,6 +47,7 @@ class FilterSecret;  // sstfilter/secret.h
 namespace internal {
 struct KindQuery;    // policy/kinds.h
 struct BatchHashes;  // policy/kinds.h
+struct Trailer;      // policy/format.h
 }  // namespace internal
 
 // The name of the sstfilter format family, for engines that store a filter
@@ -144,7 +145,16 @@ class FilterReader {
   // gives a reader that matches every key; Open never fails otherwise. A
   // keyed filter reads only with the writer's secret (same key_id()),
   // which must then outlive the reader; otherwise it matches every key.
+  // Open also checks the payload against the trailer's check (filters
+  // written since format version 4; docs/FORMAT.md): damaged bytes give a
+  // reader that matches every key. That reads every byte once.
   static FilterReader Open(std::string_view filter,
+                           const FilterSecret* secret = nullptr);
+
+  // Open(filter, secret).MayMatch(key) for one key, reading the whole
+  // filter only when the answer would be "no" (to check it): for callers
+  // that keep no reader (LevelDB's KeyMayMatch).
+  static bool MayMatchOnce(std::string_view filter, std::string_view key,
                            const FilterSecret* secret = nullptr);
 
   // False only if `key` was certainly not added.
@@ -182,6 +192,10 @@ class FilterReader {
 
  private:
   void MayMatchBatch(size_t n, internal::BatchHashes* in, bool* results) const;
+  // Open without the payload check; *t is the trailer it read.
+  static FilterReader OpenUnverified(std::string_view filter,
+                                     const FilterSecret* secret,
+                                     internal::Trailer* t);
 
   // The query of the kind Open found (policy/kinds.h); nullptr for bytes
   // it could not read, which match every key.

@@ -34,7 +34,8 @@
 // "empty" for a range that holds an added key.
 //
 // Bytes that are empty, truncated, of another kind or version, or that
-// fail a size check read as a filter that may contain every range.
+// fail a size check or the check over their bytes read as a filter that
+// may contain every range.
 
 #ifndef SSTFILTER_RANGE_H_
 #define SSTFILTER_RANGE_H_
@@ -144,9 +145,17 @@ class RangeFilterReader {
   // A reader that may contain every range.
   RangeFilterReader() = default;
 
-  // Validates the trailer and the sizes it implies (the payload is not
-  // read); anything else gives a reader that may contain every range.
+  // Validates the trailer, the sizes it implies and (bytes written since
+  // format version 4) the check over the payload, which reads every byte
+  // once; anything else gives a reader that may contain every range.
   static RangeFilterReader Open(std::string_view filter);
+
+  // Open(filter).MayContainKeys(lower, upper) for one range, reading the
+  // whole filter only when the answer would be "no" (to check it): for
+  // callers that keep no reader (the RocksDB range scan's table filter).
+  static bool MayContainKeysOnce(std::string_view filter,
+                                 std::string_view lower,
+                                 std::optional<std::string_view> upper);
 
   // False only if no added image lies in [lo, hi] (inclusive). True for
   // lo > hi never: an empty interval holds no key.
@@ -170,6 +179,8 @@ class RangeFilterReader {
   size_t payload_size() const { return payload_size_; }
 
  private:
+  // Open without the payload check.
+  static RangeFilterReader OpenUnverified(std::string_view filter);
   // Smallest stored hash >= x, or universe_ if none; a value > universe_
   // if the payload is inconsistent (then the caller answers true).
   uint64_t Successor(uint64_t x) const;

@@ -266,7 +266,34 @@ void RangeFilterBuilder::Finish(std::string* dst) {
 
 // ---- reader --------------------------------------------------------------
 
+namespace {
+
+// Whether `filter`, whose trailer parses, matches its trailer's check.
+bool VerifiedPayload(std::string_view filter) {
+  internal::Trailer t;
+  const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
+  return internal::ParseTrailer(data, filter.size(), &t) &&
+         internal::VerifyPayload(data, filter.size(), t);
+}
+
+}  // namespace
+
 RangeFilterReader RangeFilterReader::Open(std::string_view filter) {
+  RangeFilterReader r = OpenUnverified(filter);
+  if (r.valid_ && !VerifiedPayload(filter)) r = RangeFilterReader();
+  return r;
+}
+
+bool RangeFilterReader::MayContainKeysOnce(
+    std::string_view filter, std::string_view lower,
+    std::optional<std::string_view> upper) {
+  // "May contain" needs no check: damage can only cost a read. An "empty"
+  // is given only if the bytes are as written.
+  return OpenUnverified(filter).MayContainKeys(lower, upper) ||
+         !VerifiedPayload(filter);
+}
+
+RangeFilterReader RangeFilterReader::OpenUnverified(std::string_view filter) {
   RangeFilterReader r;
   internal::Trailer t;
   const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
