@@ -11,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "adapters/rocksdb/rocksdb_table_filter.h"
 #include "sstfilter/rocksdb.h"
 
 namespace sstfilter {
@@ -57,11 +58,23 @@ std::vector<std::string> MeasureScan(rocksdb::DB* db,
   RocksDBRangeScan scan(lower, upper);
   const rocksdb::Slice lo(lower), hi(upper);
   rocksdb::ReadOptions ro;
+  uint64_t other_checked = 0, other_passed = 0;
+  TableFilter other;  // outlives the iterator
   if (how.range_filter) {
     scan.Apply(&ro);
   } else {
     ro.iterate_lower_bound = &lo;
     ro.iterate_upper_bound = &hi;
+  }
+  if (how.other_filter != nullptr) {
+    other = [&, f = (*how.other_filter)(lo, hi)](
+                const rocksdb::TableProperties& props) {
+      const bool may = f(props);
+      other_checked++;
+      other_passed += may;
+      return may;
+    };
+    SetTableFilter(&ro.table_filter, &other);
   }
   // Data blocks are never cached, so every one is read from the file; the
   // index and filter blocks the tables put in the cache stay there.
@@ -89,8 +102,9 @@ std::vector<std::string> MeasureScan(rocksdb::DB* db,
   costs->block_reads += perf->block_read_count;
   costs->block_read_bytes += perf->block_read_byte;
   costs->index_block_reads += perf->index_block_read_count;
-  costs->tables_checked += scan.tables_checked();
-  costs->tables_passed += scan.tables_checked() - scan.tables_skipped();
+  costs->tables_checked += scan.tables_checked() + other_checked;
+  costs->tables_passed +=
+      scan.tables_checked() - scan.tables_skipped() + other_passed;
   costs->scan_us += MicrosBetween(start, end);
   costs->create_us += MicrosBetween(start, created);
   rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
@@ -99,7 +113,8 @@ std::vector<std::string> MeasureScan(rocksdb::DB* db,
 
 void MeasureIteratorCreation(rocksdb::DB* db, const std::string& lower,
                              const std::string& upper, int rounds, int batch,
-                             double* plain_us, double* filtered_us) {
+                             double* plain_us, double* filtered_us,
+                             const TableFilterMaker* other) {
   const rocksdb::Slice lo(lower), hi(upper);
   std::vector<double> plain, filtered;
   for (int r = 0; r < rounds; r++) {
@@ -109,12 +124,17 @@ void MeasureIteratorCreation(rocksdb::DB* db, const std::string& lower,
       const auto start = Clock::now();
       for (int i = 0; i < batch; i++) {
         RocksDBRangeScan scan(lower, upper);
+        TableFilter made;
         rocksdb::ReadOptions ro;
-        if (filter) {
+        if (filter && other == nullptr) {
           scan.Apply(&ro);
         } else {
           ro.iterate_lower_bound = &lo;
           ro.iterate_upper_bound = &hi;
+        }
+        if (filter && other != nullptr) {
+          made = (*other)(lo, hi);
+          SetTableFilter(&ro.table_filter, &made);
         }
         std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(ro));
       }

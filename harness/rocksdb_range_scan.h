@@ -28,8 +28,10 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/statistics.h>
+#include <rocksdb/table_properties.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -61,11 +63,21 @@ struct ScanCosts {
   double PerScan(double v) const { return scans == 0 ? 0 : v / scans; }
 };
 
+// A table filter of another library for one scan's [lower, upper), such
+// as RocksDB's SstQueryFilterConfigsManager::Factory::
+// GetTableFilterForRangeQuery: false skips the table.
+using TableFilter = std::function<bool(const rocksdb::TableProperties&)>;
+using TableFilterMaker = std::function<TableFilter(
+    const rocksdb::Slice& lower, const rocksdb::Slice& upper)>;
+
 // How a scan reads. Bounds are always set (iterate_lower_bound and
 // iterate_upper_bound).
 struct ScanHow {
   // RocksDBRangeScan::Apply: bounds and the range filter's table_filter.
   bool range_filter = false;
+  // Or another table filter, made for the scan's bounds and counted the
+  // same way (tables_checked, tables_passed).
+  const TableFilterMaker* other_filter = nullptr;
   // Prefix mode (a prefix_extractor's Bloom): prefix_same_as_start = true,
   // total_order_seek = false; REQUIRES the range within one prefix.
   // Otherwise total_order_seek = true, so a database with a
@@ -83,11 +95,13 @@ std::vector<std::string> MeasureScan(rocksdb::DB* db,
 
 // Microseconds per NewIterator (and its deletion) over [lower, upper):
 // medians over `rounds` alternating batches of `batch` iterators each,
-// made with bounds only (*plain_us) and with a RocksDBRangeScan made and
-// applied per iterator (*filtered_us).
+// made with bounds only (*plain_us) and with a table filter made and
+// applied per iterator (*filtered_us): a RocksDBRangeScan's, or, if
+// `other` is not null, the one it makes.
 void MeasureIteratorCreation(rocksdb::DB* db, const std::string& lower,
                              const std::string& upper, int rounds, int batch,
-                             double* plain_us, double* filtered_us);
+                             double* plain_us, double* filtered_us,
+                             const TableFilterMaker* other = nullptr);
 
 // Ranges of images of a set of keys.
 class RangeSampler {

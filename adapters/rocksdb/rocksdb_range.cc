@@ -11,10 +11,10 @@
 #include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/options_type.h>
 
-#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
+#include "adapters/rocksdb/rocksdb_table_filter.h"
 #include "sstfilter/range.h"
 #include "sstfilter/rocksdb.h"
 
@@ -105,18 +105,6 @@ class RangeCollectorFactory : public rocksdb::TablePropertiesCollectorFactory {
  private:
   std::string spec_text_;
 };
-
-// The one place that knows ReadOptions::table_filter's type: a
-// std::function through RocksDB 11.x; on RocksDB's main branch a pointer to
-// one, which the caller keeps alive (the RocksDBRangeScan).
-template <typename TableFilter, typename F>
-void SetTableFilter(TableFilter* slot, const F* filter) {
-  if constexpr (std::is_pointer_v<TableFilter>) {
-    *slot = filter;
-  } else {
-    *slot = *filter;
-  }
-}
 
 }  // namespace
 

@@ -22,6 +22,15 @@
 #include "sstfilter/range.h"
 #include "sstfilter/rocksdb.h"
 
+// RocksDB's min/max SstQueryFilterConfigsManager (rocksdb/experimental.h)
+// took its current form in 9.7.
+#if ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 7)
+#define SSTFILTER_HAS_SST_QUERY_FILTER 1
+#include <rocksdb/experimental.h>
+#else
+#define SSTFILTER_HAS_SST_QUERY_FILTER 0
+#endif
+
 namespace sstfilter {
 namespace compare {
 namespace {
@@ -39,28 +48,63 @@ constexpr int kCreationBatch = 200;
 // Off-line build times: median of this many alternating repetitions.
 constexpr int kBuildRepetitions = 5;
 
-// RocksDB's min/max SstQueryFilterConfigsManager (rocksdb/experimental.h)
-// took its current form in 9.7.
-#if ROCKSDB_MAJOR > 9 || (ROCKSDB_MAJOR == 9 && ROCKSDB_MINOR >= 7)
-constexpr bool kHasSstQueryFilter = true;
-#else
-constexpr bool kHasSstQueryFilter = false;
-#endif
-
-std::string RocksDBVersionText() {
-  return std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) +
-         "." + std::to_string(ROCKSDB_PATCH);
-}
-
 Status Err(const std::string& what, const rocksdb::Status& s) {
   return EngineError("rocksdb " + what, s.ToString());
 }
 
-// The rival of one database: a range spec, or the prefix Bloom.
+// The rival of one database.
 struct Rival {
-  std::string range_spec;  // empty: the prefix Bloom
-  int prefix_bytes = 0;
+  enum Kind { kRange, kPrefixBloom, kSstQueryFilter } kind = kRange;
+  std::string range_spec;  // kRange
+  int prefix_bytes = 0;    // kPrefixBloom
+  // kSstQueryFilter: its collector factory, and the table filter it makes
+  // for a scan's bounds.
+  std::shared_ptr<rocksdb::TablePropertiesCollectorFactory> sqf_collector;
+  harness::TableFilterMaker sqf_table_filter;
+
+  std::string Name() const {
+    switch (kind) {
+      case kRange:
+        return range_spec;
+      case kPrefixBloom:
+        return "rocksdb:prefix_bloom:" + std::to_string(prefix_bytes);
+      case kSstQueryFilter:
+        break;
+    }
+    return "rocksdb:sst_query_filter";
+  }
 };
+
+// RocksDB's min/max per table of the keys' first 8 bytes (the image the
+// ranges are drawn in): one filtering version with a bytewise min/max of
+// segment 0 of a capped extractor of width 8. NotSupported before 9.7.
+Status MakeSstQueryFilter(Rival* rival) {
+#if SSTFILTER_HAS_SST_QUERY_FILTER
+  namespace ex = rocksdb::experimental;
+  ex::SstQueryFilterConfigs configs;
+  configs.extractor = ex::MakeSharedCappedKeySegmentsExtractor({8});
+  configs.filters = {ex::MakeSharedBytewiseMinMaxSQFC(ex::SelectKeySegment(0))};
+  std::shared_ptr<ex::SstQueryFilterConfigsManager> manager;
+  rocksdb::Status s = ex::SstQueryFilterConfigsManager::MakeShared(
+      {{1, {{"range", configs}}}}, &manager);
+  std::shared_ptr<ex::SstQueryFilterConfigsManager::Factory> factory;
+  if (s.ok()) s = manager->MakeSharedFactory("range", 1, &factory);
+  if (!s.ok()) return Err("SstQueryFilterConfigsManager", s);
+  rival->sqf_collector = factory;  // it keeps the manager alive
+  rival->sqf_table_filter = [factory](const rocksdb::Slice& lower,
+                                      const rocksdb::Slice& upper) {
+    return factory->GetTableFilterForRangeQuery(lower, upper);
+  };
+  return Status::OK();
+#else
+  (void)rival;
+  return Status::NotSupported(
+      "not available: RocksDB " + std::to_string(ROCKSDB_MAJOR) + "." +
+      std::to_string(ROCKSDB_MINOR) + "." + std::to_string(ROCKSDB_PATCH) +
+      " has no SstQueryFilterConfigsManager (rocksdb/experimental.h, 9.7 and "
+      "later)");
+#endif
+}
 
 Status MakeOptions(const Rival& rival, const RocksDBTree& tree,
                    std::shared_ptr<rocksdb::Statistics> stats,
@@ -84,14 +128,21 @@ Status MakeOptions(const Rival& rival, const RocksDBTree& tree,
   t.block_cache = rocksdb::NewLRUCache(64 << 20);
   t.whole_key_filtering = true;
   t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(kPointBloomBits));
-  if (rival.range_spec.empty()) {
-    o->prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(
-        static_cast<size_t>(rival.prefix_bytes)));
-  } else {
-    std::shared_ptr<rocksdb::TablePropertiesCollectorFactory> f;
-    rocksdb::Status s = NewRocksDBRangeCollectorFactory(rival.range_spec, &f);
-    if (!s.ok()) return Err("range collector", s);
-    o->table_properties_collector_factories.push_back(f);
+  switch (rival.kind) {
+    case Rival::kPrefixBloom:
+      o->prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(
+          static_cast<size_t>(rival.prefix_bytes)));
+      break;
+    case Rival::kRange: {
+      std::shared_ptr<rocksdb::TablePropertiesCollectorFactory> f;
+      rocksdb::Status s = NewRocksDBRangeCollectorFactory(rival.range_spec, &f);
+      if (!s.ok()) return Err("range collector", s);
+      o->table_properties_collector_factories.push_back(f);
+      break;
+    }
+    case Rival::kSstQueryFilter:
+      o->table_properties_collector_factories.push_back(rival.sqf_collector);
+      break;
   }
   o->table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
   return Status::OK();
@@ -119,8 +170,13 @@ Status Load(rocksdb::DB* db, const KeySpace& keys, const RocksDBTree& tree,
   return Status::OK();
 }
 
-// Tables, entries, filter sizes and levels of the settled tree.
-void Describe(rocksdb::DB* db, RangeRun* run) {
+// The property RocksDB's SstQueryFilterConfigsManager stores its filters in
+// (db/experimental.cc; not in its public headers).
+constexpr char kSqfProperty[] = "rocksdb.sqfc";
+
+// Tables, entries, filter sizes and levels of the settled tree; the
+// rival's bits per key are those of `property` where tables have it.
+void Describe(rocksdb::DB* db, const std::string& property, RangeRun* run) {
   rocksdb::TablePropertiesCollection props;
   db->GetPropertiesOfAllTables(&props);
   uint64_t filter_bytes = 0, range_bytes = 0;
@@ -129,7 +185,7 @@ void Describe(rocksdb::DB* db, RangeRun* run) {
   for (const auto& [file, p] : props) {
     filter_bytes += p->filter_size;
     run->entries += p->num_entries;
-    auto it = p->user_collected_properties.find(kRocksDBRangeProperty);
+    auto it = p->user_collected_properties.find(property);
     if (it != p->user_collected_properties.end()) {
       range_bytes += it->second.size();
     }
@@ -166,11 +222,17 @@ Status RunRow(rocksdb::DB* db, rocksdb::Statistics* stats, const Rival& rival,
     const uint64_t lo = row->empty ? ranges.Empty(len) : ranges.NonEmpty(len);
     const std::string lower = BigEndian8(lo), upper = BigEndian8(lo + len);
     ScanHow none, with;
-    if (rival.range_spec.empty()) {
-      with.prefix_seek = FitsPrefix(lo, len, rival.prefix_bytes);
-      row->fit += with.prefix_seek;
-    } else {
-      with.range_filter = true;
+    switch (rival.kind) {
+      case Rival::kPrefixBloom:
+        with.prefix_seek = FitsPrefix(lo, len, rival.prefix_bytes);
+        row->fit += with.prefix_seek;
+        break;
+      case Rival::kRange:
+        with.range_filter = true;
+        break;
+      case Rival::kSstQueryFilter:
+        with.other_filter = &rival.sqf_table_filter;
+        break;
     }
     std::vector<std::string> a, b;
     for (int side = 0; side < 2; side++) {
@@ -191,9 +253,16 @@ Status RunRow(rocksdb::DB* db, rocksdb::Statistics* stats, const Rival& rival,
 }
 
 std::string RivalHow(const Rival& rival) {
-  if (!rival.range_spec.empty()) {
+  if (rival.kind == Rival::kRange) {
     return "collector sstfilter.range_collector (" + rival.range_spec +
            "), scans with RocksDBRangeScan::Apply (bounds and table_filter)";
+  }
+  if (rival.kind == Rival::kSstQueryFilter) {
+    return "SstQueryFilterConfigsManager: MakeSharedBytewiseMinMaxSQFC("
+           "SelectKeySegment(0)) over MakeSharedCappedKeySegmentsExtractor({8})"
+           " (the keys' first 8 bytes), its Factory as the collector; scans "
+           "with the bounds and table_filter = GetTableFilterForRangeQuery("
+           "lower, upper)";
   }
   const std::string p = std::to_string(rival.prefix_bytes);
   return "prefix_extractor=rocksdb.FixedPrefix." + p +
@@ -224,7 +293,11 @@ Status RunRival(const RangeWorkloadOptions& options, const KeySpace& keys,
   err = Load(db.get(), keys, options.tree, progress);
   if (!err.ok()) return err;
   run->load_seconds = SecondsSince(start);
-  Describe(db.get(), run);
+  Describe(db.get(),
+           rival.kind == Rival::kRange            ? kRocksDBRangeProperty
+           : rival.kind == Rival::kSstQueryFilter ? kSqfProperty
+                                                  : "",
+           run);
   progress->End(std::to_string(run->tables) + " tables");
   progress->Begin("range " + run->name + ": scans");
   uint64_t row_index = 0;
@@ -241,15 +314,17 @@ Status RunRival(const RangeWorkloadOptions& options, const KeySpace& keys,
     }
   }
   harness::RangeSampler sampler(&images, 0);
+  const harness::TableFilterMaker* other =
+      rival.kind == Rival::kSstQueryFilter ? &rival.sqf_table_filter : nullptr;
   uint64_t lo = sampler.Empty(16);
   harness::MeasureIteratorCreation(
       db.get(), BigEndian8(lo), BigEndian8(lo + 16), kCreationRounds,
-      kCreationBatch, &run->create_none_us, &run->create_with_us);
+      kCreationBatch, &run->create_none_us, &run->create_with_us, other);
   lo = sampler.NonEmpty(16);
   harness::MeasureIteratorCreation(
       db.get(), BigEndian8(lo), BigEndian8(lo + 16), kCreationRounds,
       kCreationBatch, &run->create_nonempty_none_us,
-      &run->create_nonempty_with_us);
+      &run->create_nonempty_with_us, other);
   progress->End("done");
   s = db->Close();
   if (!s.ok()) return Err("Close", s);
@@ -376,15 +451,29 @@ Status RunRangeWorkload(const RangeWorkloadOptions& options,
   }
   std::sort(images.begin(), images.end());
   std::vector<Rival> rivals;
-  for (const std::string& spec : options.range_specs)
-    rivals.push_back({spec, 0});
-  rivals.push_back({"", options.prefix_bytes});
+  for (const std::string& spec : options.range_specs) {
+    Rival r;
+    r.range_spec = spec;
+    rivals.push_back(r);
+  }
+  Rival prefix;
+  prefix.kind = Rival::kPrefixBloom;
+  prefix.prefix_bytes = options.prefix_bytes;
+  rivals.push_back(prefix);
+  Rival sqf;
+  sqf.kind = Rival::kSstQueryFilter;
+  const Status sqf_made = MakeSstQueryFilter(&sqf);
+  rivals.push_back(sqf);
   int index = 0;
   for (const Rival& rival : rivals) {
     RangeRun run;
-    run.name = rival.range_spec.empty() ? "rocksdb:prefix_bloom:" +
-                                              std::to_string(rival.prefix_bytes)
-                                        : rival.range_spec;
+    run.name = rival.Name();
+    if (rival.kind == Rival::kSstQueryFilter && !sqf_made.ok()) {
+      run.skipped = true;
+      run.skip_reason = sqf_made.message();
+      report->runs.push_back(std::move(run));
+      continue;
+    }
     Status err =
         RunRival(options, keys, images, rival, ++index, progress, &run);
     if (!err.ok()) return err;
@@ -393,18 +482,6 @@ Status RunRangeWorkload(const RangeWorkloadOptions& options,
     }
     report->runs.push_back(std::move(run));
   }
-  RangeRun sqf;
-  sqf.name = "rocksdb:sst_query_filter";
-  sqf.skipped = true;
-  sqf.skip_reason =
-      kHasSstQueryFilter
-          ? "RocksDB " + RocksDBVersionText() +
-                " has SstQueryFilterConfigsManager; this tool does not run "
-                "it yet"
-          : "not available: RocksDB " + RocksDBVersionText() +
-                " has no SstQueryFilterConfigsManager (rocksdb/experimental.h, "
-                "9.7 and later)";
-  report->runs.push_back(sqf);
   progress->Begin("range: build time per key, FPR off line");
   std::vector<std::string> all(keys.num_keys());
   for (uint64_t i = 0; i < keys.num_keys(); i++) keys.Key(i, &all[i]);
@@ -433,15 +510,18 @@ std::string Printf(const char* format, ...) {
 
 double Ratio(double a, double b) { return b == 0 ? 0 : a / b; }
 
-// Empty rows of a range rival: the tables' answers "may hold a key" per
-// table asked, and the bound L / 2^(B-2); negative if not a range rival.
+// Empty rows of a rival with a table filter: the tables' answers "may hold
+// a key" per table asked, and for a range spec the bound L / 2^(B-2);
+// negative where there is none.
 void Fpr(const RangeRun& run, const RangeRow& row, double* fpr, double* bound) {
   *fpr = *bound = -1;
-  RangeFilterSpec spec;
-  if (!row.empty || !ParseRangeFilterSpec(run.name, &spec).ok()) return;
+  if (!row.empty || row.with.tables_checked == 0) return;
   *fpr = Ratio(static_cast<double>(row.with.tables_passed),
                static_cast<double>(row.with.tables_checked));
-  *bound = RangeFprBound(spec.bits_per_key, row.length);
+  RangeFilterSpec spec;
+  if (ParseRangeFilterSpec(run.name, &spec).ok()) {
+    *bound = RangeFprBound(spec.bits_per_key, row.length);
+  }
 }
 
 std::string RowText(const RangeRun& run, const RangeRow& row) {
@@ -449,7 +529,9 @@ std::string RowText(const RangeRun& run, const RangeRow& row) {
   const ScanCosts& b = row.with;
   double fpr, bound;
   Fpr(run, row, &fpr, &bound);
-  const std::string fpr_text = fpr < 0 ? "" : Printf("%.5f (%.5f)", fpr, bound);
+  const std::string fpr_text = fpr < 0     ? ""
+                               : bound < 0 ? Printf("%.5f", fpr)
+                                           : Printf("%.5f (%.5f)", fpr, bound);
   const std::string fit =
       run.name.rfind("rocksdb:prefix", 0) == 0
           ? Printf("%.3f", Ratio(static_cast<double>(row.fit),
