@@ -560,6 +560,20 @@ class CapturingPolicy final : public leveldb::FilterPolicy {
   mutable std::vector<std::string> filters_;
 };
 
+// Writes keys 0..kKeys-1 with value(i) into a new LevelDB at `path` and
+// compacts everything into tables.
+template <typename ValueOf>
+void WriteLevelDB(const leveldb::Options& o, const std::string& path,
+                  ValueOf value) {
+  leveldb::DB* raw = nullptr;
+  ASSERT_TRUE(leveldb::DB::Open(o, path, &raw).ok());
+  std::unique_ptr<leveldb::DB> db(raw);
+  for (uint64_t i = 0; i < kKeys; i++) {
+    ASSERT_TRUE(db->Put(leveldb::WriteOptions(), Key(i), value(i)).ok());
+  }
+  db->CompactRange(nullptr, nullptr);
+}
+
 class LevelDBDamageTest : public ::testing::TestWithParam<std::string> {
  protected:
   static std::string Value(uint64_t i) { return "value-" + std::to_string(i); }
@@ -576,15 +590,7 @@ class LevelDBDamageTest : public ::testing::TestWithParam<std::string> {
     o.filter_policy = &policy;
     o.compression = leveldb::kNoCompression;
     o.paranoid_checks = paranoid;
-    {
-      leveldb::DB* raw = nullptr;
-      ASSERT_TRUE(leveldb::DB::Open(o, path, &raw).ok());
-      std::unique_ptr<leveldb::DB> db(raw);
-      for (uint64_t i = 0; i < kKeys; i++) {
-        ASSERT_TRUE(db->Put(leveldb::WriteOptions(), Key(i), Value(i)).ok());
-      }
-      db->CompactRange(nullptr, nullptr);  // everything into tables
-    }
+    ASSERT_NO_FATAL_FAILURE(WriteLevelDB(o, path, Value));
     const std::vector<std::string> filters = policy.filters();
     ASSERT_GT(filters.size(), 10u);
     // Every filter the tables hold: LevelDB writes one per 2 KiB of data
@@ -647,15 +653,8 @@ TEST_P(LevelDBBitFlipTest, NoFlipLosesAKey) {
   leveldb::Options o;
   o.create_if_missing = true;
   o.filter_policy = &policy;
-  {
-    leveldb::DB* raw = nullptr;
-    ASSERT_TRUE(leveldb::DB::Open(o, path, &raw).ok());
-    std::unique_ptr<leveldb::DB> db(raw);
-    for (uint64_t i = 0; i < kKeys; i++) {
-      ASSERT_TRUE(db->Put(leveldb::WriteOptions(), Key(i), "v").ok());
-    }
-    db->CompactRange(nullptr, nullptr);
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      WriteLevelDB(o, path, [](uint64_t) { return std::string("v"); }));
   // Where each live filter sits.
   std::vector<Place> places;
   for (const auto& entry : fs::directory_iterator(path)) {
