@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
 #include "sstfilter/spec.h"
@@ -99,10 +100,10 @@ int main(int argc, char** argv) {
     if (!s.ok()) Die("listener", s);
     o.listeners.push_back(listener);
   }
-  rocksdb::DB* raw = nullptr;
-  s = rocksdb::DB::Open(o, FLAGS_db, &raw);
+  std::unique_ptr<rocksdb::DB> db;
+  s = sstfilter::OpenInto(
+      &db, [&](auto* out) { return rocksdb::DB::Open(o, FLAGS_db, out); });
   if (!s.ok()) Die("open " + FLAGS_db, s);
-  std::unique_ptr<rocksdb::DB> db(raw);
 
   std::mt19937_64 rng(FLAGS_seed);
   rocksdb::WriteOptions wo;

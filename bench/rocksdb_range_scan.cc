@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "harness/keys.h"
 #include "harness/scratch.h"
 #include "sstfilter/range.h"
@@ -107,13 +108,14 @@ int Run() {
   harness::ScratchDir dir("sstfilter_range_scan");
   auto stats = rocksdb::CreateDBStatistics();
   rocksdb::Options options = MakeOptions(stats);
-  rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, dir.path(), &raw);
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::Status s = OpenInto(&db, [&](auto* out) {
+    return rocksdb::DB::Open(options, dir.path(), out);
+  });
   if (!s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
   }
-  std::unique_ptr<rocksdb::DB> db(raw);
   const harness::KeySpace keys = harness::KeySpace::Hashed(1, "00000000");
   std::vector<uint64_t> images;
   std::string key, value;

@@ -11,7 +11,7 @@
 #include <memory>
 #include <thread>
 
-#include "adapters/rocksdb/rocksdb_table_filter.h"
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/rocksdb.h"
 
 namespace sstfilter {

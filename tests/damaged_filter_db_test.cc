@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "adapters/rocksdb/rocksdb_forwarding.h"
 #include "policy/format.h"
 #include "sstfilter/filter.h"
@@ -456,11 +457,11 @@ class RocksDBBitFlipTest : public ::testing::TestWithParam<std::string> {
   // Opens the DB afresh and Gets every key without verifying checksums:
   // how many read NotFound.
   uint64_t KeysLost() {
-    rocksdb::DB* raw = nullptr;
-    const rocksdb::Status s =
-        rocksdb::DB::OpenForReadOnly(Options(), path_, &raw);
+    std::unique_ptr<rocksdb::DB> db;
+    const rocksdb::Status s = OpenInto(&db, [&](auto* out) {
+      return rocksdb::DB::OpenForReadOnly(Options(), path_, out);
+    });
     EXPECT_TRUE(s.ok()) << s.ToString();
-    std::unique_ptr<rocksdb::DB> db(raw);
     if (!db) return kKeys;
     rocksdb::ReadOptions ro;
     ro.verify_checksums = false;

@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/rocksdb.h"
 
 // As RocksDB's util/build_version.cc declares a plugin's function.
@@ -90,11 +91,11 @@ TEST(RocksDBBuildPluginTest, RegistersPoliciesAndListener) {
   ASSERT_EQ(db_options.listeners.size(), 1u);
   EXPECT_EQ(db_options.listeners[0]->GetId(), sstfilter::kLevelListenerId);
   {
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(
-        rocksdb::DB::Open(rocksdb::Options(db_options, cf_options), dir, &raw)
-            .ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
+    std::unique_ptr<rocksdb::DB> db;
+    ASSERT_TRUE(sstfilter::OpenInto(&db, [&](auto* out) {
+                  return rocksdb::DB::Open(
+                      rocksdb::Options(db_options, cf_options), dir, out);
+                }).ok());
     for (int i = 0; i < 1000; i++) {
       ASSERT_TRUE(
           db->Put(rocksdb::WriteOptions(), "key" + std::to_string(i), "value")

@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
 #include "sstfilter/spec.h"
@@ -718,9 +719,9 @@ TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
     o.num_levels = 3;
     std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
     for (const std::string& cf : cfs) descriptors.push_back({cf, o});
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(o, path, descriptors, handles, &raw).ok());
-    db->reset(raw);
+    ASSERT_TRUE(OpenInto(db, [&](auto* out) {
+                  return rocksdb::DB::Open(o, path, descriptors, handles, out);
+                }).ok());
   };
   std::unique_ptr<rocksdb::DB> a, b;
   std::vector<rocksdb::ColumnFamilyHandle*> a_cfs, b_cfs;

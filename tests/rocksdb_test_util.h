@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "harness/keys.h"
 #include "harness/scratch.h"
 #include "sstfilter/params.h"
@@ -120,10 +121,11 @@ inline rocksdb::Options MakeOptions(const TableSetup& t) {
 
 inline std::unique_ptr<rocksdb::DB> OpenDB(const rocksdb::Options& o,
                                            const std::string& path) {
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(o, path, &db);
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::Status s =
+      OpenInto(&db, [&](auto* out) { return rocksdb::DB::Open(o, path, out); });
   EXPECT_TRUE(s.ok()) << s.ToString();
-  return std::unique_ptr<rocksdb::DB>(db);
+  return db;
 }
 
 // Writes PresentKey(i) for i in [begin, end) with `step`, then flushes.

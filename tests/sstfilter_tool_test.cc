@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
 #include "sstfilter/params.h"
@@ -456,9 +457,10 @@ TEST(SstfilterToolTest, InspectShowsLevelsAndByLevelBits) {
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy = policy;
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
-  rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(rocksdb::DB::Open(options, dir, &raw).ok());
-  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::DB> db;
+  ASSERT_TRUE(OpenInto(&db, [&](auto* out) {
+                return rocksdb::DB::Open(options, dir, out);
+              }).ok());
   for (int i = 0; i < 20000; i++) {
     ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), test::Key(i), "v").ok());
   }

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/range.h"
 #include "sstfilter/spec.h"
@@ -197,9 +198,12 @@ class Levels {
     rocksdb::Options options;
     options.info_log_level = rocksdb::InfoLogLevel::HEADER_LEVEL;
     options.max_open_files = 16;  // do not open every table
-    rocksdb::DB* raw = nullptr;
-    if (!rocksdb::DB::OpenForReadOnly(options, dir, &raw).ok()) return out;
-    std::unique_ptr<rocksdb::DB> db(raw);
+    std::unique_ptr<rocksdb::DB> db;
+    if (!OpenInto(&db, [&](auto* out_db) {
+           return rocksdb::DB::OpenForReadOnly(options, dir, out_db);
+         }).ok()) {
+      return out;
+    }
     std::vector<rocksdb::LiveFileMetaData> files;
     db->GetLiveFilesMetaData(&files);
     for (const rocksdb::LiveFileMetaData& f : files) {

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "adapters/rocksdb/rocksdb_table_filter.h"
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/range.h"
 #include "sstfilter/rocksdb.h"
 

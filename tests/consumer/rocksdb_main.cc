@@ -2,6 +2,7 @@
 // made by name; exit 0 on success.
 #include <rocksdb/db.h>
 #include <rocksdb/table.h>
+#include <rocksdb/version.h>
 #include <sstfilter/rocksdb.h>
 
 #include <cstdio>
@@ -23,9 +24,14 @@ int main() {
   }
   options.table_factory.reset(
       rocksdb::NewBlockBasedTableFactory(table_options));
+  std::unique_ptr<rocksdb::DB> db;
+#if ROCKSDB_MAJOR >= 11  // DB::Open returns the database in a unique_ptr
+  s = rocksdb::DB::Open(options, dir, &db);
+#else
   rocksdb::DB* raw = nullptr;
   s = rocksdb::DB::Open(options, dir, &raw);
-  std::unique_ptr<rocksdb::DB> db(raw);
+  db.reset(raw);
+#endif
   for (int i = 0; s.ok() && i < 1000; i++) {
     s = db->Put(rocksdb::WriteOptions(), "key" + std::to_string(i), "v");
   }

@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "nlohmann/json.hpp"
 #include "sstfilter/range.h"
 #include "sstfilter/rocksdb.h"
@@ -284,10 +285,10 @@ Status RunRival(const RangeWorkloadOptions& options, const KeySpace& keys,
   if (!err.ok()) return err;
   const std::string dir =
       (fs::path(options.dir) / ("range-" + std::to_string(index))).string();
-  rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(o, dir, &raw);
+  std::unique_ptr<rocksdb::DB> db;
+  rocksdb::Status s =
+      OpenInto(&db, [&](auto* out) { return rocksdb::DB::Open(o, dir, out); });
   if (!s.ok()) return Err("Open " + dir, s);
-  std::unique_ptr<rocksdb::DB> db(raw);
   progress->Begin("range " + run->name + ": load");
   const Clock::time_point start = Clock::now();
   err = Load(db.get(), keys, options.tree, progress);

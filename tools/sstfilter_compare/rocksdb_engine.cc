@@ -69,6 +69,7 @@
 #include <vector>
 
 #include "adapters/rocksdb/rocksdb_abi.h"
+#include "adapters/rocksdb/rocksdb_compat.h"
 #include "harness/rocksdb_counting.h"
 #include "harness/rocksdb_range_scan.h"
 #include "sstfilter/rocksdb.h"
@@ -322,10 +323,11 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   }
 
   const Clock::time_point start = Clock::now();
-  rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, dir, &raw);
+  const auto open = [&](auto* out_db) {
+    return rocksdb::DB::Open(options, dir, out_db);
+  };
+  rocksdb::Status s = OpenInto(&db_, open);
   if (!s.ok()) return Err("Open", s);
-  db_.reset(raw);
   err = tree_.natural ? LoadNatural(keys, progress)
                       : Load(keys, options, progress);
   if (!err.ok()) return err;
@@ -342,9 +344,8 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   options.error_if_exists = false;
   options.create_if_missing = false;
   options.disable_auto_compactions = true;  // the tree stays as measured
-  s = rocksdb::DB::Open(options, dir, &raw);
+  s = OpenInto(&db_, open);
   if (!s.ok()) return Err("reopen", s);
-  db_.reset(raw);
   uint64_t mem = 0;
   if (db_->GetIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem,
                           &mem)) {
