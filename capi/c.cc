@@ -64,7 +64,7 @@ namespace {
 using sstfilter::FilterKind;
 using sstfilter::Status;
 
-// Keys per round of the batched queries, converted on the stack.
+// Keys per round of the batched queries (their answers on the stack).
 constexpr size_t kBatch = 64;
 
 // A malloc'ed copy of `s` (NUL-terminated), or nullptr if malloc fails.
@@ -159,6 +159,16 @@ void ToCParams(const sstfilter::FilterParams& p, sstfilter_params* out) {
 bool KeyOk(const char* key, size_t len) { return key != nullptr || len == 0; }
 std::string_view Key(const char* key, size_t len) {
   return key == nullptr ? std::string_view() : std::string_view(key, len);
+}
+
+// The batched query's keys, read by FilterReader as it hashes them.
+struct KeyArrays {
+  const char* const* keys;
+  const size_t* lens;
+};
+std::string_view KeyOfArrays(const void* arrays, size_t i) {
+  const auto* a = static_cast<const KeyArrays*>(arrays);
+  return Key(a->keys[i], a->lens[i]);
 }
 
 }  // namespace
@@ -469,12 +479,11 @@ void sstfilter_reader_may_match_batch(const sstfilter_reader* r, size_t n,
     std::fill(results, results + n, 1);
     return;
   }
-  std::string_view views[kBatch];
   bool found[kBatch];
   for (size_t i = 0; i < n; i += kBatch) {
     const size_t m = std::min(kBatch, n - i);
-    for (size_t j = 0; j < m; j++) views[j] = Key(keys[i + j], lens[i + j]);
-    r->impl.MayMatch(m, views, found);
+    const KeyArrays round{keys + i, lens + i};
+    r->impl.MayMatch(m, KeyOfArrays, &round, found);
     for (size_t j = 0; j < m; j++) {
       // A NULL key with a length was never added: answer "may match".
       results[i + j] = found[j] || !KeyOk(keys[i + j], lens[i + j]);
