@@ -19,7 +19,6 @@
 #include <string_view>
 #include <vector>
 
-#include "adapters/rocksdb/rocksdb_compat.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/range.h"
 #include "sstfilter/spec.h"
@@ -39,6 +38,8 @@
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table_properties.h>
+
+#include "adapters/rocksdb/rocksdb_compat.h"
 #endif
 
 namespace sstfilter {
