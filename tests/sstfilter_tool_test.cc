@@ -618,7 +618,7 @@ TEST(SstfilterToolTest, InspectKeyedFilter) {
     EXPECT_TRUE(Contains(
         r.out, "the\n                     secret of key id " + id + " "))
         << r.out;
-    EXPECT_TRUE(Contains(r.out, "\"may match\"")) << r.out;
+    EXPECT_TRUE(Contains(r.out, "reads every key as \"may\n")) << r.out;
     EXPECT_FALSE(Contains(r.out, "any sstfilter policy reads it")) << r.out;
     // Every filter RocksDB keeps for the file was read: one, or one per
     // partition.

@@ -128,12 +128,13 @@ void PrintVerdict(bool ours, const std::string& policy,
         "secret\n"
         "  sstfilter:         only with that secret: an sstfilter policy given "
         "the\n"
-        "                     secret of key id %s (sstfilter/secret.h) uses "
-        "the filter;\n"
-        "                     any other policy, with another secret or none, "
-        "reads every\n"
-        "                     key as \"may match\" (%s reads correctly, "
-        "without the filter)\n",
+        "                     secret of key id %s (FilterSecret::key_id(),\n"
+        "                     sstfilter/secret.h) uses the filter; any other "
+        "policy,\n"
+        "                     with another secret or none, reads every key as "
+        "\"may\n"
+        "                     match\": %s reads correctly, without the "
+        "filter\n",
         summary->key_ids().size() > 1 ? "s" : "", ids.c_str(), ids.c_str(),
         what);
     return;
