@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "policy/plan.h"
+#include "policy/spec_parse.h"
 
 namespace sstfilter {
 
@@ -140,7 +141,7 @@ Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
                     FilterParams* out) {
   if (!(target_fpr > 0 && target_fpr < 1)) {
     return Status::InvalidArgument("target FPR must be within (0, 1), got " +
-                                   std::to_string(target_fpr));
+                                   internal::FormatNumber(target_fpr));
   }
   if (num_keys > internal::kMaxPlanKeys) return TooManyKeys(num_keys);
   FilterSpec spec;
@@ -158,10 +159,10 @@ Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
   };
   double lo = MinBitsPerKey(kind), hi = MaxBitsPerKey(kind);
   if (fpr_at(hi) > target_fpr) {
-    return Status::InvalidArgument(std::string(FilterKindName(kind)) +
-                                   " cannot reach FPR " +
-                                   std::to_string(target_fpr) + " within " +
-                                   std::to_string(hi) + " bits per key");
+    return Status::InvalidArgument(
+        std::string(FilterKindName(kind)) + " cannot reach FPR " +
+        internal::FormatNumber(target_fpr) + " within " +
+        internal::FormatNumber(hi) + " bits per key");
   }
   if (fpr_at(lo) <= target_fpr) hi = lo;
   while (hi - lo > 1.0 / 64) {

@@ -20,6 +20,8 @@
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
 #include "sstfilter/params.h"
+#include "sstfilter/range.h"
+#include "sstfilter/secret.h"
 #include "sstfilter/spec.h"
 #include "tests/test_util.h"
 
@@ -118,6 +120,51 @@ TEST(SstfilterToolTest, ParamsMatchesTheLibrary) {
   EXPECT_TRUE(Contains(r.out, "bloom:9.6 ")) << r.out;
 }
 
+// Without --kind, the range kind gets its own table, the one --kind=range
+// prints: its specs and bytes are what the range builder writes, never the
+// figures of a point kind.
+TEST(SstfilterToolTest, ParamsRangeKindHasItsOwnTable) {
+  const Result all = RunTool("params --keys=1000000 --fpr=0.01");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const Result range = RunTool("params --keys=1000000 --fpr=0.01 --kind=range");
+  ASSERT_EQ(range.exit_code, 0) << range.err;
+  // The range table, as --kind=range prints it, follows the point table,
+  // where no row is named range.
+  const size_t at = all.out.find("range kind: ");
+  ASSERT_NE(at, std::string::npos) << all.out;
+  EXPECT_FALSE(Contains(all.out.substr(0, at), "\nrange")) << all.out;
+  EXPECT_EQ(all.out.substr(at), range.out);
+  // Each of its rows names a range spec whose filter for 10^6 keys has the
+  // bytes printed, and whose bound meets the target.
+  int rows = 0;
+  for (size_t pos = range.out.find(" range:"); pos != std::string::npos;
+       pos = range.out.find(" range:", pos + 1)) {
+    const size_t end = range.out.find(' ', pos + 1);
+    RangeFilterSpec spec;
+    ASSERT_TRUE(
+        ParseRangeFilterSpec(range.out.substr(pos + 1, end - pos - 1), &spec)
+            .ok())
+        << range.out;
+    const std::string line =
+        range.out.substr(pos, range.out.find('\n', pos) - pos);
+    EXPECT_TRUE(Contains(
+        line, " " + std::to_string(RangeFilterSize(spec, 1000000)) + " "))
+        << line;
+    const uint64_t len = std::strtoull(
+        range.out.c_str() + range.out.rfind('\n', pos) + 1, nullptr, 10);
+    EXPECT_LE(RangeFprBound(spec.bits_per_key, len), 0.01) << line;
+    rows++;
+  }
+  EXPECT_EQ(rows, 4) << range.out;
+  // A target no kind reaches: no message quotes another kind for range.
+  const Result tiny = RunTool("params --keys=1000000 --fpr=1e-20");
+  EXPECT_EQ(tiny.exit_code, 2);
+  EXPECT_FALSE(Contains(tiny.err, "range: counting")) << tiny.err;
+  // FPRs are printed so that they show: never 0.000000.
+  EXPECT_TRUE(Contains(tiny.err, "cannot reach FPR 1e-20")) << tiny.err;
+  EXPECT_FALSE(Contains(tiny.err, "0.000000")) << tiny.err;
+}
+
 // The bytes column of `kind`'s row (0 if there is none).
 uint64_t RowBytes(const std::string& out, const std::string& kind) {
   const size_t row = out.find("\n" + kind + " ");
@@ -184,10 +231,30 @@ TEST(SstfilterToolTest, ParamsLevelsMatchesTheLibrary) {
     EXPECT_TRUE(Contains(r.out, bits)) << bits << "\n" << r.out;
   }
   char fp[64];
-  std::snprintf(fp, sizeof(fp), "%.6f by level, %.6f uniform",
+  std::snprintf(fp, sizeof(fp), "%.6g by level, %.6g uniform",
                 plan.expected_false_positives, plan.uniform_false_positives);
   EXPECT_TRUE(Contains(r.out, fp)) << fp << "\n" << r.out;
   EXPECT_FALSE(Contains(r.out, "\nbloom\n")) << r.out;  // --kind holds
+}
+
+// A --bits some kinds cannot plan: the others are printed, and each kind
+// left out is named on stderr with its reason, as in --keys mode.
+TEST(SstfilterToolTest, ParamsLevelsReportsEachKind) {
+  Result r = RunTool("params --levels=1e6,1e7,1e8 --bits=40");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "\nbloom\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "\nblocked_bloom\n")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "\ncuckoo\n")) << r.out;  // at most 32 bits
+  EXPECT_TRUE(Contains(r.err, "not shown:")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "  cuckoo: ")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "  ribbon: ")) << r.err;
+  // Small FPRs show their digits.
+  EXPECT_FALSE(Contains(r.out, " 0.000000%")) << r.out;
+  // No kind can: exit status 2, nothing on stdout.
+  r = RunTool("params --levels=1e6,1e7,1e8 --bits=100");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_TRUE(Contains(r.err, "no kind can plan 100 bits per key")) << r.err;
 }
 
 TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
@@ -224,26 +291,75 @@ TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
     EXPECT_TRUE(Contains(r.err, c.message)) << c.args << ": " << r.err;
     EXPECT_TRUE(r.out.empty()) << c.args << ": " << r.out;
   }
-  // gflags itself rejects malformed and unknown flags.
-  Result r = RunTool("params --keys=abc");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(Contains(r.err, "keys")) << r.err;
-  r = RunTool("params --keys=-5");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(Contains(r.err, "keys")) << r.err;
-  r = RunTool("params --bogus=1");
-  EXPECT_NE(r.exit_code, 0);
-  EXPECT_TRUE(Contains(r.err, "bogus")) << r.err;
+}
+
+// Malformed and unknown flags are bad arguments too: exit status 2, a
+// message naming the flag, nothing on stdout.
+TEST(SstfilterToolTest, BadFlagsExitTwo) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"params --keys=1e6 --fpr=abc", "--fpr: \"abc\" is not a number"},
+      {"params --keys=1e6 --fpr=0.01x", "--fpr: \"0.01x\" is not a number"},
+      {"params --levels=1e6 --bits=abc", "--bits: \"abc\" is not a number"},
+      {"params --levels=1e6 --bits=inf", "--bits: \"inf\" is not a number"},
+      {"params --keys=abc", "--keys: \"abc\" is not a count"},
+      {"params --keys=-5", "--keys: \"-5\" is not a count"},
+      {"params --bogus=1", "unknown flag \"--bogus=1\""},
+      {"params --keys=1e6 -x", "unknown flag \"-x\""},
+      {"params --keys", "--keys needs a value"},
+      {"params --keys=", "--keys needs a value"},
+      {"params --keys=5 --keys=6", "--keys given twice"},
+      {"dedup --expect=abc", "--expect: \"abc\" is not a count"},
+      {"dedup --fpr=", "--fpr needs a value"},
+      {"inspect --nope x.sst", "unknown flag \"--nope\""},
+      // librocksdb's own flags are not the command's.
+      {"params --keys=5 --db=/tmp/x", "unknown flag \"--db=/tmp/x\""},
+  };
+  for (const Case& c : cases) {
+    const Result r = RunTool(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.err;
+    EXPECT_TRUE(Contains(r.err, c.message)) << c.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args << ": " << r.out;
+  }
+  // Both flag forms, anywhere on the line, and "--" before file names.
+  const Result spaced = RunTool("--fpr 0.01 params --keys 1e6");
+  const Result joined = RunTool("params --keys=1e6 --fpr=0.01");
+  EXPECT_EQ(spaced.exit_code, 0) << spaced.err;
+  EXPECT_EQ(spaced.out, joined.out);
+  const Result dashed = RunTool("inspect -- --not-a-flag.sst");
+  EXPECT_EQ(dashed.exit_code, 1);
+  EXPECT_TRUE(Contains(dashed.err, "--not-a-flag.sst")) << dashed.err;
 }
 
 TEST(SstfilterToolTest, HelpListsOnlyItsOwnFlags) {
-  const Result r = RunTool("--help");
-  EXPECT_EQ(r.exit_code, 0);
-  EXPECT_TRUE(Contains(r.out + r.err, "sstfilter params --keys=N")) << r.out;
-  EXPECT_TRUE(Contains(r.out + r.err, "-expect")) << r.out;
-  // Not the hundreds of flags librocksdb carries, nor a build path.
-  EXPECT_LT((r.out + r.err).size(), 3000u) << r.out;
-  EXPECT_FALSE(Contains(r.out + r.err, "/")) << r.out;
+  for (const char* help :
+       {"--help", "-h", "--helpshort", "--helpfull", "params --help"}) {
+    const Result r = RunTool(help);
+    EXPECT_EQ(r.exit_code, 0) << help;
+    EXPECT_TRUE(r.err.empty()) << help << ": " << r.err;
+    EXPECT_TRUE(Contains(r.out, "sstfilter params --keys=N")) << r.out;
+    // Every flag of the command, and nothing else: one line each.
+    int flags = 0;
+    for (size_t at = r.out.find("\n  --"); at != std::string::npos;
+         at = r.out.find("\n  --", at + 1)) {
+      flags++;
+    }
+    EXPECT_EQ(flags, 8) << r.out;  // six flags, --help, --version
+    for (const char* flag : {"--keys", "--fpr", "--kind", "--levels", "--bits",
+                             "--expect", "--help", "--version"}) {
+      EXPECT_TRUE(Contains(r.out, std::string("\n  ") + flag + " "))
+          << flag << "\n"
+          << r.out;
+    }
+    EXPECT_LT(r.out.size(), 3000u) << r.out;
+    EXPECT_FALSE(Contains(r.out, "/")) << r.out;  // no build path
+  }
+  const Result v = RunTool("--version");
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_TRUE(Contains(v.out, "sstfilter version ")) << v.out;
 }
 
 // Every count takes the same forms: an integer or exponent form.
@@ -314,14 +430,64 @@ TEST(SstfilterToolTest, DedupPrintsEachLineOnce) {
   }
 }
 
+// The summary's counts, as printed: lines read, printed and dropped.
+void ExpectCounts(const std::string& err, int read, int printed) {
+  EXPECT_TRUE(Contains(err, std::to_string(read) + " lines read, " +
+                                std::to_string(printed) + " printed, " +
+                                std::to_string(read - printed) +
+                                " dropped as seen"))
+      << err;
+}
+
 TEST(SstfilterToolTest, DedupGrowsPastExpect) {
-  // 20x more distinct lines than expected: the cuckoo filters chain, and
-  // still no line is printed twice.
+  // 20x more distinct lines than expected, twice each: both kinds chain
+  // filters, each sized for twice the lines of the last at half its FPR,
+  // so at most ~1% of new lines is dropped (the FPRs sum to under 1%); a
+  // single filter sized for 1,000 lines would drop most of them.
+  constexpr int kDistinct = 20000;
+  for (const char* kind : {"dynamic_cuckoo", "counting_bloom"}) {
+    const Result r =
+        RunTool(std::string("dedup --expect=1000 --fpr=0.01 --kind=") + kind,
+                Urls(kDistinct, 2));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const int printed = CheckDedupOutput(r.out);
+    EXPECT_GE(printed, kDistinct * (1 - 2 * 0.01)) << kind << "\n" << r.err;
+    EXPECT_LE(printed, kDistinct);
+    ExpectCounts(r.err, 2 * kDistinct, printed);
+    EXPECT_TRUE(Contains(r.err, "outgrew --expect=1000: " +
+                                    std::to_string(printed) + " lines printed"))
+        << r.err;
+    EXPECT_FALSE(Contains(r.err, "warning")) << r.err;
+    if (std::string(kind) == "counting_bloom") {
+      // Filters for 1,000, 2,000, 4,000 and 8,000 lines hold 15,000: the
+      // fifth (16,000) holds the rest.
+      EXPECT_TRUE(Contains(r.err, "in 5 chained filters")) << r.err;
+    }
+  }
+  // The default kind, far past --expect.
   const Result r = RunTool("dedup --expect=100", Urls(2000, 2));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const int printed = CheckDedupOutput(r.out);
-  EXPECT_GE(printed, 2000 * 0.95);
+  EXPECT_GE(CheckDedupOutput(r.out), 2000 * (1 - 2 * 0.01));
   EXPECT_TRUE(Contains(r.err, "outgrew --expect=100")) << r.err;
+}
+
+// A chain that cannot grow (here: the next filter's FPR needs more than
+// the 64 counters per key a counting Bloom filter has) stops with an
+// error naming the reason and the line it stopped at, exit status 1; it
+// never drops lines silently.
+TEST(SstfilterToolTest, DedupStopsWhenItCannotGrow) {
+  const Result r = RunTool(
+      "dedup --kind=counting_bloom --expect=100 --fpr=1e-12", Urls(1000, 1));
+  EXPECT_EQ(r.exit_code, 1);
+  // Filters for 100, 200 then 400 lines (FPR 5e-13, 2.5e-13, 1.25e-13):
+  // the third cannot be made.
+  EXPECT_TRUE(Contains(r.err,
+                       "stopped at line 301 (300 lines printed, in 2 "
+                       "filters)"))
+      << r.err;
+  EXPECT_TRUE(Contains(r.err, "target_fpr 1.25e-13 needs more than 64"))
+      << r.err;
+  EXPECT_EQ(CheckDedupOutput(r.out), 300);
 }
 
 TEST(SstfilterToolTest, DedupEdgeCases) {
@@ -408,6 +574,75 @@ TEST(SstfilterToolTest, InspectSstfilterFilter) {
     EXPECT_EQ(Field(r.out, "filter size:"), p.filter_bytes) << r.out;
     std::remove(path.c_str());
   }
+}
+
+// A secret for keyed filters (sstfilter/secret.h).
+std::shared_ptr<const FilterSecret> TestSecret() {
+  std::unique_ptr<const FilterSecret> secret;
+  EXPECT_TRUE(NewFilterSecret("sstfilter tool test secret 0123", &secret).ok());
+  return std::shared_ptr<const FilterSecret>(std::move(secret));
+}
+
+// A keyed filter reads only with its secret: inspect says so, with the key
+// id that names the secret, for a full filter and for every partition of a
+// partitioned one; an unkeyed one says it is not keyed.
+TEST(SstfilterToolTest, InspectKeyedFilter) {
+  const std::shared_ptr<const FilterSecret> secret = TestSecret();
+  const std::string id = std::to_string(secret->key_id());
+  for (bool partitioned : {false, true}) {
+    std::shared_ptr<const rocksdb::FilterPolicy> policy;
+    ASSERT_TRUE(
+        NewRocksDBFilterPolicy("blocked_bloom:10:keyed:salt", secret, &policy)
+            .ok());
+    const std::string path = Scratch("keyed.sst");
+    rocksdb::Options options;
+    rocksdb::BlockBasedTableOptions table;
+    table.filter_policy = policy;
+    if (partitioned) {
+      table.partition_filters = true;
+      table.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+      table.metadata_block_size = 1024;  // several partitions
+    }
+    options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options);
+    ASSERT_TRUE(writer.Open(path).ok());
+    for (int i = 0; i < 20000; i++) {
+      ASSERT_TRUE(writer.Put(test::Key(i), "value").ok());
+    }
+    ASSERT_TRUE(writer.Finish().ok());
+    const Result r = RunTool("inspect " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(Contains(r.out, "keyed:             yes, key id " + id + ":"))
+        << r.out;
+    EXPECT_TRUE(Contains(r.out, "only with that secret")) << r.out;
+    EXPECT_TRUE(Contains(
+        r.out, "the\n                     secret of key id " + id + " "))
+        << r.out;
+    EXPECT_TRUE(Contains(r.out, "reads every key as \"may\n")) << r.out;
+    EXPECT_FALSE(Contains(r.out, "any sstfilter policy reads it")) << r.out;
+    // Every filter RocksDB keeps for the file was read: one, or one per
+    // partition.
+    const double filters = Field(r.out,
+                                 "filter kinds:      blocked_bloom "
+                                 "(keyed) x ");
+    if (partitioned) {
+      EXPECT_GT(filters, 1) << r.out;
+    } else {
+      EXPECT_EQ(filters, 1) << r.out;
+    }
+    std::remove(path.c_str());
+  }
+  // The same spec without "keyed": any sstfilter policy reads it.
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+  ASSERT_TRUE(NewRocksDBFilterPolicy("blocked_bloom:10", &policy).ok());
+  const std::string path = Scratch("unkeyed.sst");
+  WriteSst(path, policy, 20000);
+  const Result r = RunTool("inspect " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "keyed:             no\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "any sstfilter policy reads it")) << r.out;
+  EXPECT_EQ(Field(r.out, "filter kinds:      blocked_bloom x "), 1) << r.out;
+  std::remove(path.c_str());
 }
 #endif  // SSTFILTER_TOOL_TEST_ADAPTER
 
@@ -551,6 +786,7 @@ TEST(SstfilterToolTest, InspectLevelDBTables) {
   EXPECT_TRUE(Contains(r.out, "filter kinds:")) << r.out;
   EXPECT_FALSE(Contains(r.out, "unreadable")) << r.out;
   EXPECT_TRUE(Contains(r.out, "sstfilter:         yes")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "keyed:             no\n")) << r.out;
   EXPECT_GT(Field(r.out, "bits per key:"), 10) << r.out;
 
   std::unique_ptr<const leveldb::FilterPolicy> builtin(
@@ -561,6 +797,25 @@ TEST(SstfilterToolTest, InspectLevelDBTables) {
   EXPECT_TRUE(Contains(r.out, "leveldb.BuiltinBloomFilter2")) << r.out;
   EXPECT_TRUE(Contains(r.out, "sstfilter:         no:")) << r.out;
   EXPECT_TRUE(Contains(r.out, "drops it silently")) << r.out;
+
+  // Keyed: every filter of the table needs the secret of the key id named.
+  std::unique_ptr<const FilterSecret> secret;
+  ASSERT_TRUE(NewFilterSecret("sstfilter tool test secret 0123", &secret).ok());
+  const std::string id = std::to_string(secret->key_id());
+  std::unique_ptr<const leveldb::FilterPolicy> keyed;
+  ASSERT_TRUE(NewLevelDBFilterPolicy(
+                  "bloom:10:keyed",
+                  std::shared_ptr<const FilterSecret>(std::move(secret)),
+                  &keyed)
+                  .ok());
+  tables = WriteLevelDB(dir, keyed.get());
+  r = RunTool("inspect " + tables[0]);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "keyed:             yes, key id " + id + ":"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, "only with that secret")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "filter kinds:      bloom (keyed) x ")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "any sstfilter policy reads it")) << r.out;
 
   tables = WriteLevelDB(dir, nullptr);
   r = RunTool("inspect " + tables[0]);

@@ -4,11 +4,17 @@
 // (probably) seen, as a crawler's URL filter does, in memory proportional
 // to the number of distinct lines rather than their length.
 //
-// A line the filter says it may have seen is dropped: with probability
-// about the FPR that line was in fact new (a false positive). A line is
-// never printed twice: every printed line is inserted first, and a dynamic
-// cuckoo filter that fills up is chained to a new, larger one instead of
-// refusing the insert.
+// A line the filters say they may have seen is dropped: a new line is
+// dropped by mistake (a false positive) with probability at most the
+// target FPR, however many lines come. A line is never printed twice:
+// every printed line is inserted first.
+//
+// The filters form a chain, as scalable Bloom filters do: the first is
+// sized for --expect lines at FPR fpr/2; when the newest one holds the
+// lines it was sized for, a new one twice as large at half its FPR is
+// added, so the FPRs sum to less than fpr (a new line passes the chain
+// only if it passes some filter). Lines are inserted into the newest
+// filter, and looked up in all.
 
 #include <cstdio>
 #include <iostream>
@@ -24,29 +30,38 @@ namespace sstfilter {
 namespace tool {
 namespace {
 
-// The lines seen so far. Dynamic cuckoo filters are chained as each fills:
-// stage i holds 2^i * expect lines at FPR fpr / 2^i, so the chain's FPR
-// stays below 2 * fpr however far the input outgrows --expect (the rule of
-// scalable Bloom filters). A counting Bloom filter is one stage.
+// The lines seen so far: a chain of filters of one mutable kind. Filter i
+// holds up to expect * 2^i lines at FPR fpr / 2^(i+1).
 class Seen {
  public:
   Seen(bool cuckoo, uint64_t expect, double fpr)
       : cuckoo_(cuckoo), expect_(expect), fpr_(fpr) {}
 
+  // Adds the next filter of the chain; an error says why it cannot be made
+  // (its memory or FPR is beyond what a filter takes).
   Status Grow() {
-    MutableFilterOptions o;
-    const size_t stage = cuckoo_ ? cuckoos_.size() : blooms_.size();
-    o.capacity = expect_ << stage;
-    o.target_fpr = fpr_ / static_cast<double>(uint64_t{1} << stage);
-    if (cuckoo_) {
-      cuckoos_.emplace_back();
-      Status s = DynamicCuckooFilter::Create(o, &cuckoos_.back());
-      if (!s.ok()) cuckoos_.pop_back();
-      return s;
+    const size_t i = stages();
+    if (i >= 40 || (expect_ << i) >> i != expect_) {
+      return Status::InvalidArgument("more than 2^" + std::to_string(i) +
+                                     " times --expect lines");
     }
-    blooms_.emplace_back();
-    Status s = CountingBloomFilter::Create(o, &blooms_.back());
-    if (!s.ok()) blooms_.pop_back();
+    MutableFilterOptions o;
+    o.capacity = expect_ << i;
+    o.target_fpr = fpr_ / static_cast<double>(uint64_t{1} << (i + 1));
+    Status s;
+    if (cuckoo_) {
+      DynamicCuckooFilter f;
+      s = DynamicCuckooFilter::Create(o, &f);
+      if (s.ok()) cuckoos_.push_back(std::move(f));
+    } else {
+      CountingBloomFilter f;
+      s = CountingBloomFilter::Create(o, &f);
+      if (s.ok()) blooms_.push_back(std::move(f));
+    }
+    if (s.ok()) {
+      capacity_ = o.capacity;
+      newest_size_ = 0;
+    }
     return s;
   }
 
@@ -60,18 +75,23 @@ class Seen {
     return false;
   }
 
-  // Inserts into the newest filter, chaining a new one when it is full. A
-  // counting Bloom filter never refuses: past --expect its FPR grows.
+  // Inserts into the newest filter, first adding a new one when it holds
+  // the lines it was sized for (a counting Bloom filter) or has no room
+  // left (a cuckoo filter, which fills at about that many).
   Status Insert(uint64_t h) {
+    Status s;
     if (!cuckoo_) {
+      if (newest_size_ == capacity_) s = Grow();
+      if (!s.ok()) return s;
       blooms_.back().InsertHash(h);
-      return Status::OK();
+    } else if (!cuckoos_.back().InsertHash(h)) {
+      s = Grow();
+      if (s.ok() && !cuckoos_.back().InsertHash(h)) {
+        s = Status::NotSupported("a new, empty cuckoo filter refused a key");
+      }
+      if (!s.ok()) return s;
     }
-    if (cuckoos_.back().InsertHash(h)) return Status::OK();
-    Status s = Grow();
-    if (s.ok() && !cuckoos_.back().InsertHash(h)) {
-      s = Status::NotSupported("a new, empty cuckoo filter refused a key");
-    }
+    newest_size_++;
     return s;
   }
 
@@ -90,6 +110,8 @@ class Seen {
   const bool cuckoo_;
   const uint64_t expect_;
   const double fpr_;
+  uint64_t capacity_ = 0;     // lines the newest filter is sized for
+  uint64_t newest_size_ = 0;  // lines inserted into it
   std::vector<DynamicCuckooFilter> cuckoos_;
   std::vector<CountingBloomFilter> blooms_;
 };
@@ -121,7 +143,14 @@ int Dedup(uint64_t expect, double fpr, const std::string& kind) {
     if (seen.Contains(h)) continue;  // seen before, or a false positive
     s = seen.Insert(h);
     if (!s.ok()) {
-      std::fprintf(stderr, "sstfilter: dedup: %s\n", s.ToString().c_str());
+      std::fflush(stdout);
+      std::fprintf(stderr,
+                   "sstfilter: dedup: stopped at line %llu (%llu lines "
+                   "printed, in %zu filters): no filter can be added for "
+                   "more lines: %s; the rest of the input is not read\n",
+                   static_cast<unsigned long long>(read),
+                   static_cast<unsigned long long>(printed), seen.stages(),
+                   s.message().c_str());
       return 1;
     }
     line.push_back('\n');
@@ -131,8 +160,8 @@ int Dedup(uint64_t expect, double fpr, const std::string& kind) {
   std::fflush(stdout);
   std::fprintf(stderr,
                "dedup: %llu lines read, %llu printed, %llu dropped as seen "
-               "(%s, %zu filter%s, %llu bytes; target FPR %g: about that "
-               "share of new lines is dropped by mistake)\n",
+               "(%s, %zu filter%s, %llu bytes; target FPR %g: at most about "
+               "that share of new lines is dropped by mistake)\n",
                static_cast<unsigned long long>(read),
                static_cast<unsigned long long>(printed),
                static_cast<unsigned long long>(read - printed),
@@ -141,17 +170,11 @@ int Dedup(uint64_t expect, double fpr, const std::string& kind) {
                static_cast<unsigned long long>(seen.bytes()), fpr);
   if (seen.stages() > 1) {
     std::fprintf(stderr,
-                 "dedup: the input outgrew --expect=%llu: %zu chained "
-                 "filters, FPR below %g\n",
-                 static_cast<unsigned long long>(expect), seen.stages(),
-                 2 * fpr);
-  }
-  if (!cuckoo && printed > expect) {
-    std::fprintf(stderr,
-                 "dedup: warning: %llu distinct lines exceed --expect=%llu; "
-                 "the counting Bloom filter's FPR is above target\n",
-                 static_cast<unsigned long long>(printed),
-                 static_cast<unsigned long long>(expect));
+                 "dedup: the input outgrew --expect=%llu: %llu lines printed, "
+                 "held in %zu chained filters, each sized for twice the "
+                 "lines of the last at half its FPR: the target FPR %g holds\n",
+                 static_cast<unsigned long long>(expect),
+                 static_cast<unsigned long long>(printed), seen.stages(), fpr);
   }
   return std::ferror(stdout) ? 1 : 0;
 }

@@ -10,15 +10,21 @@
 // are named "sstfilter.<kind>" and store every kind's filter under the one
 // family name kFamilyName ("sstfilter.v1", RocksDB's CompatibilityName()),
 // so any sstfilter policy reads a file whose policy name starts with
-// "sstfilter.".
+// "sstfilter." -- unless its filters are keyed (sstfilter/secret.h): those
+// only a policy given the writer's secret uses. inspect reads the filters'
+// trailers to tell (their key id says which secret; the secret itself is
+// never in a file).
 
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "policy/format.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/range.h"
 #include "sstfilter/spec.h"
@@ -34,10 +40,13 @@
 
 #if SSTFILTER_TOOL_WITH_ROCKSDB
 #include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
+#include <rocksdb/table.h>
 #include <rocksdb/table_properties.h>
+#include <rocksdb/version.h>
 
 #include "adapters/rocksdb/rocksdb_compat.h"
 #endif
@@ -56,43 +65,88 @@ namespace {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// What the filters of a table say about themselves: their kinds, and the
+// key ids of those that are keyed.
+class FilterSummary {
+ public:
+  void Add(std::string_view filter) {
+    filters_++;
+    internal::Trailer t;
+    if (internal::ParseTrailer(reinterpret_cast<const uint8_t*>(filter.data()),
+                               filter.size(), &t) &&
+        t.keyed) {
+      key_ids_.insert(t.key_id);
+      kinds_[std::string(FilterKindName(t.kind)) + " (keyed)"]++;
+      return;
+    }
+    const FilterReader r = FilterReader::Open(filter);
+    kinds_[r.valid() ? FilterKindName(r.kind()) : "unreadable"]++;
+  }
+
+  uint64_t filters() const { return filters_; }
+  const std::set<uint32_t>& key_ids() const { return key_ids_; }
+
+  // "bloom x 3, cuckoo (keyed) x 1, unreadable x 2".
+  std::string KindCounts() const {
+    std::string out;
+    for (const auto& [name, n] : kinds_) {
+      if (!out.empty()) out += ", ";
+      out += name + " x " + std::to_string(n);
+    }
+    return out;
+  }
+
+ private:
+  uint64_t filters_ = 0;
+  std::map<std::string, uint64_t> kinds_;
+  std::set<uint32_t> key_ids_;
+};
+
 // Whether a DB opened with an sstfilter policy uses this file's filter.
-// `what`: "this file" or "this table"; `drop`: how the engine drops it.
-void PrintVerdict(bool ours, const std::string& policy, const char* what,
+// `what`: "this file" or "this table"; `drop`: how the engine drops it;
+// `summary`: the filters read, or nullptr if they could not be.
+void PrintVerdict(bool ours, const std::string& policy,
+                  const FilterSummary* summary, const char* what,
                   const char* drop) {
-  if (ours) {
+  if (!ours) {
     std::printf(
-        "  sstfilter:         yes: family %s; any sstfilter policy reads it, "
-        "whatever\n"
-        "                     its kind or size\n",
-        kFamilyName);
+        "  sstfilter:         no: \"%s\" is not an sstfilter policy. A DB "
+        "opened with\n"
+        "                     an sstfilter policy reads %s correctly but "
+        "without\n"
+        "                     a filter%s until compaction rewrites it.\n",
+        policy.c_str(), what, drop);
     return;
   }
+  if (summary != nullptr && !summary->key_ids().empty()) {
+    std::string ids;
+    for (uint32_t id : summary->key_ids()) {
+      ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    }
+    std::printf(
+        "  keyed:             yes, key id%s %s: hashed with the application's "
+        "secret\n"
+        "  sstfilter:         only with that secret: an sstfilter policy given "
+        "the\n"
+        "                     secret of key id %s (FilterSecret::key_id(),\n"
+        "                     sstfilter/secret.h) uses the filter; any other "
+        "policy,\n"
+        "                     with another secret or none, reads every key as "
+        "\"may\n"
+        "                     match\": %s reads correctly, without the "
+        "filter\n",
+        summary->key_ids().size() > 1 ? "s" : "", ids.c_str(), ids.c_str(),
+        what);
+    return;
+  }
+  if (summary != nullptr) {
+    std::printf("  keyed:             no\n");
+  }
   std::printf(
-      "  sstfilter:         no: \"%s\" is not an sstfilter policy. A DB "
-      "opened with\n"
-      "                     an sstfilter policy reads %s correctly but "
-      "without\n"
-      "                     a filter%s until compaction rewrites it.\n",
-      policy.c_str(), what, drop);
-}
-
-// "bloom x 3, cuckoo x 1, unreadable x 2" for the filters of a table.
-std::string KindCounts(const std::vector<std::string>& filters) {
-  std::map<std::string, uint64_t> counts;
-  for (const std::string& f : filters) {
-    const FilterReader r = FilterReader::Open(f);
-    // A keyed filter reads only with its secret (sstfilter/secret.h).
-    counts[r.valid()   ? FilterKindName(r.kind())
-           : r.keyed() ? "keyed (needs its secret)"
-                       : "unreadable"]++;
-  }
-  std::string out;
-  for (const auto& [name, n] : counts) {
-    if (!out.empty()) out += ", ";
-    out += name + " x " + std::to_string(n);
-  }
-  return out;
+      "  sstfilter:         yes: family %s; any sstfilter policy reads it, "
+      "whatever\n"
+      "                     its kind or size%s\n",
+      kFamilyName, summary != nullptr ? "" : " (unless it is keyed: not read)");
 }
 
 // Keys of a LevelDB table, counted by iterating it; -1 if unknown.
@@ -161,10 +215,12 @@ bool InspectLevelDBTable(const std::string& path) {
                 8.0 * static_cast<double>(block.block_bytes) /
                     static_cast<double>(keys));
   }
+  FilterSummary summary;
   if (block.policy_name == kFamilyName) {
-    std::printf("  filter kinds:      %s\n", KindCounts(block.filters).c_str());
+    for (const std::string& f : block.filters) summary.Add(f);
+    std::printf("  filter kinds:      %s\n", summary.KindCounts().c_str());
   }
-  PrintVerdict(block.policy_name == kFamilyName, block.policy_name,
+  PrintVerdict(block.policy_name == kFamilyName, block.policy_name, &summary,
                "this table", " (LevelDB drops it silently)");
   return true;
 }
@@ -215,6 +271,59 @@ class Levels {
 
   std::map<std::string, std::map<std::string, int>> dirs_;
 };
+
+// A policy that only reads: RocksDB hands it each filter block of a table
+// it opens (with SstFileReader: the full filter, or every partition), and
+// it adds the block to a FilterSummary instead of making a reader. A null
+// reader is what RocksDB keeps for an empty filter: it is never queried.
+class FilterCollector final : public rocksdb::FilterPolicy {
+ public:
+  // `name`: the writer's Name(), from the table's properties.
+  explicit FilterCollector(std::string name) : name_(std::move(name)) {}
+
+  const char* Name() const override { return name_.c_str(); }
+#if ROCKSDB_MAJOR * 10000 + ROCKSDB_MINOR * 100 + ROCKSDB_PATCH >= 70003
+  // The name RocksDB stores sstfilter filters under (before 7.0.3: Name()).
+  const char* CompatibilityName() const override { return kFamilyName; }
+#endif
+  rocksdb::FilterBitsBuilder* GetBuilderWithContext(
+      const rocksdb::FilterBuildingContext&) const override {
+    return nullptr;  // builds nothing
+  }
+  rocksdb::FilterBitsReader* GetFilterBitsReader(
+      const rocksdb::Slice& contents) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    summary_.Add(std::string_view(contents.data(), contents.size()));
+    return nullptr;
+  }
+
+  FilterSummary summary() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return summary_;
+  }
+
+ private:
+  const std::string name_;
+  mutable std::mutex mu_;
+  mutable FilterSummary summary_;
+};
+
+// The filters of the SST at `path` written by sstfilter policy `name`, as
+// RocksDB loads them; false if it loaded none.
+bool ReadSstFilters(const std::string& path, const std::string& name,
+                    FilterSummary* out) {
+  auto collector = std::make_shared<FilterCollector>(name);
+  rocksdb::Options options;
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = collector;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
+  {
+    rocksdb::SstFileReader reader(options);
+    if (!reader.Open(path).ok()) return false;
+  }
+  *out = collector->summary();
+  return out->filters() > 0;
+}
 
 bool IsSstfilterPolicy(const std::string& name) {
   return name == kFamilyName || name.rfind(kPolicyPrefix, 0) == 0;
@@ -310,7 +419,14 @@ bool InspectFile(const std::string& path, Levels* levels) {
                 8.0 * static_cast<double>(p.filter_size) /
                     static_cast<double>(filter_entries));
   }
-  PrintVerdict(IsSstfilterPolicy(p.filter_policy_name), p.filter_policy_name,
+  const bool ours = IsSstfilterPolicy(p.filter_policy_name);
+  FilterSummary summary;
+  const bool read =
+      ours && ReadSstFilters(path, p.filter_policy_name, &summary);
+  if (read) {
+    std::printf("  filter kinds:      %s\n", summary.KindCounts().c_str());
+  }
+  PrintVerdict(ours, p.filter_policy_name, read ? &summary : nullptr,
                "this file", "");
   return true;
 }

@@ -107,10 +107,17 @@ struct ParamsTable {
   bool written_as_other = false;
 };
 
+// The kinds with insert and erase (sstfilter/mutable.h).
+bool IsMutable(FilterKind kind) {
+  return kind == FilterKind::kCountingBloom ||
+         kind == FilterKind::kDynamicCuckoo;
+}
+
 // Adds kind k's row for `keys` keys at FPR `fpr`, or its problem.
+// REQUIRES: k has a builder or is mutable (not the range kind).
 void AddKindRow(FilterKind k, uint64_t keys, double fpr, ParamsTable* out) {
   FilterParams p;
-  const bool is_mutable = !HasBuilder(k);
+  const bool is_mutable = IsMutable(k);
   bool scaled = false;
   Status s = is_mutable ? MutableParams(k, keys, fpr, &p, &scaled)
                         : ParamsForFpr(k, keys, fpr, &p);
@@ -160,8 +167,11 @@ void AddKindRow(FilterKind k, uint64_t keys, double fpr, ParamsTable* out) {
 }  // namespace
 
 int Params(uint64_t keys, double fpr, const std::string& kind) {
+  // The point kinds: the range kind answers for ranges of keys, at an FPR
+  // that depends on the range's length, in a table of its own.
   std::vector<FilterKind> kinds;
   for (FilterKind k : FilterKinds()) {
+    if (k == FilterKind::kRange) continue;
     if (kind.empty() || kind == FilterKindName(k)) kinds.push_back(k);
   }
   if (kinds.empty()) {
@@ -200,6 +210,10 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
         "* written as a standard bloom filter at this size "
         "(under 1 KiB, where blocking gains nothing)\n");
   }
+  if (kind.empty()) {
+    std::printf("\n");
+    RangeParams(keys, fpr);
+  }
   if (!problems.empty()) {
     std::fflush(stdout);
     std::fprintf(stderr, "not shown:\n%s", problems.c_str());
@@ -218,15 +232,26 @@ int LevelParams(const std::vector<uint64_t>& levels, double bits,
                  kind.c_str(), KindNames(SpecKinds()).c_str());
     return kUsageError;
   }
-  // Every plan first, so that an error prints nothing on stdout.
-  std::vector<LevelPlan> plans(kinds.size());
-  for (size_t j = 0; j < kinds.size(); j++) {
-    Status s = PlanLevelBits(kinds[j], levels, bits, &plans[j]);
+  // Every plan first: a kind that cannot reach `bits` is reported on
+  // stderr, the others printed; if none can, nothing goes to stdout.
+  std::vector<FilterKind> planned;
+  std::vector<LevelPlan> plans;
+  std::string problems;
+  for (FilterKind k : kinds) {
+    LevelPlan plan;
+    const Status s = PlanLevelBits(k, levels, bits, &plan);
     if (!s.ok()) {
-      std::fprintf(stderr, "sstfilter: %s: %s\n", FilterKindName(kinds[j]),
-                   s.message().c_str());
-      return kUsageError;
+      problems +=
+          std::string("  ") + FilterKindName(k) + ": " + s.message() + "\n";
+      continue;
     }
+    planned.push_back(k);
+    plans.push_back(std::move(plan));
+  }
+  if (planned.empty()) {
+    std::fprintf(stderr, "sstfilter: no kind can plan %g bits per key:\n%s",
+                 bits, problems.c_str());
+    return kUsageError;
   }
   double total = 0;
   for (uint64_t n : levels) total += static_cast<double>(n);
@@ -234,8 +259,8 @@ int LevelParams(const std::vector<uint64_t>& levels, double bits,
       "%zu runs, %.0f keys, %g bits per key on average; an absent-key lookup "
       "probes every run once\n",
       levels.size(), total, bits);
-  for (size_t j = 0; j < kinds.size(); j++) {
-    const FilterKind k = kinds[j];
+  for (size_t j = 0; j < planned.size(); j++) {
+    const FilterKind k = planned[j];
     const LevelPlan& plan = plans[j];
     FilterSpec uniform;
     uniform.kind = k;
@@ -248,14 +273,14 @@ int LevelParams(const std::vector<uint64_t>& levels, double bits,
       if (levels[i] > 0 && !ParamsForSpec(uniform, levels[i], &u).ok()) {
         u.expected_fpr = std::nan("");
       }
-      std::printf("%-5zu %14llu %6.2f%% %9.3f %12.6f%% %12.6f%%\n", i,
+      std::printf("%-5zu %14llu %6.2f%% %9.3f %12.6g%% %12.6g%%\n", i,
                   static_cast<unsigned long long>(levels[i]),
                   total > 0 ? 100 * static_cast<double>(levels[i]) / total : 0,
                   plan.bits_per_key[i], 100 * plan.fpr[i],
                   100 * u.expected_fpr);
     }
     std::printf(
-        "false positives per absent lookup: %.6f by level, %.6f uniform "
+        "false positives per absent lookup: %.6g by level, %.6g uniform "
         "(%.2fx fewer)\nfilter memory: %.0f bits by level, %.0f uniform "
         "(%+.3f%%)\n",
         plan.expected_false_positives, plan.uniform_false_positives,
@@ -269,6 +294,10 @@ int LevelParams(const std::vector<uint64_t>& levels, double bits,
   std::printf(
       "\nbits/key as the kind's spec names it (cuckoo spends 1/0.95 of it); "
       "memory counts every byte written.\n");
+  if (!problems.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "not shown:\n%s", problems.c_str());
+  }
   return 0;
 }
 

@@ -17,8 +17,8 @@ namespace tool {
 
 int RangeParams(uint64_t keys, double fpr) {
   std::printf(
-      "%llu distinct key images, target FPR %.6g%% for empty ranges of L "
-      "images\n",
+      "range kind: %llu distinct key images, target FPR %.6g%% for empty "
+      "ranges of L images\n",
       static_cast<unsigned long long>(keys), 100 * fpr);
   std::printf("%6s %-22s %9s %14s %13s %14s\n", "L", "spec", "bits/key",
               "bytes", "", "FPR bound");

@@ -10,10 +10,11 @@
 // Counts (--keys, --expect, each of --levels) are whole numbers written as
 // integers or in exponent form: 1000000, 1e6, 2.5e6.
 //
-// Exit status: 0 on success, 1 when a file cannot be read, 2 for bad
-// arguments (with a message on stderr saying which).
-
-#include <gflags/gflags.h>
+// Flags are written --name=value or --name value, anywhere on the line;
+// "--" ends them. Exit status: 0 on success (--help and --version
+// included), 1 when a file cannot be read, 2 for bad arguments, an
+// unknown or malformed flag among them (with a message on stderr saying
+// which).
 
 #include <cinttypes>
 #include <cmath>
@@ -29,23 +30,6 @@
 #include "sstfilter/status.h"
 #include "tools/commands.h"
 
-DEFINE_string(keys, "", "params: number of distinct keys (required), e.g. 1e6");
-DEFINE_double(fpr, 0.01,
-              "params, dedup: target false-positive rate, within (0, 1)");
-DEFINE_string(kind, "",
-              "params: show this kind only (default: every kind); dedup: "
-              "the mutable kind to use");
-DEFINE_string(levels, "",
-              "params: keys per run of an LSM tree, comma-separated, e.g. "
-              "1e6,1e7,1e8 (each L0 file its own run): prints the bits per "
-              "key of each run's filter for --bits on average");
-DEFINE_double(bits, 10, "params --levels: average bits per key of the tree");
-DECLARE_bool(help);
-DECLARE_bool(helpshort);
-
-DEFINE_string(expect, "1e6",
-              "dedup: expected number of distinct lines (sizes the filter)");
-
 namespace sstfilter {
 namespace tool {
 namespace {
@@ -54,17 +38,139 @@ constexpr char kCommands[] =
     "  sstfilter params --keys=N --fpr=P [--kind=K]\n"
     "      bits per key, probes or fingerprint bits, bytes and expected FPR\n"
     "      of the smallest filter of each kind that reaches FPR P for N keys\n"
-    "      (--kind=range: the range filter, for ranges of 1 to 4096 images)\n"
+    "      (the range kind in a table of its own, for empty ranges of 1 to\n"
+    "      4096 images; --kind=range prints that table only)\n"
     "  sstfilter params --levels=N,N,... [--bits=B] [--kind=K]\n"
     "      bits per key of each level's filter that make the fewest false\n"
     "      positives per absent lookup for B bits per key in all\n"
     "  sstfilter inspect FILE.sst|FILE.ldb...\n"
     "      the filter of RocksDB SST files and LevelDB tables: policy, size,\n"
     "      bits per key, level in its database, and whether an sstfilter\n"
-    "      reader can read it\n"
+    "      reader can read it (a keyed filter: only with its secret)\n"
     "  sstfilter dedup [--expect=N] [--fpr=P] [--kind=K]\n"
     "      prints each line of stdin the first time it is (probably) seen,\n"
     "      as a crawler's URL filter would; counts on stderr\n";
+
+// A flag of the command line: its name, what it is for, its default, and
+// the value given, if any.
+struct Flag {
+  Flag(const char* n, const char* h, const char* d)
+      : name(n), help(h), default_value(d) {}
+  const char* name;
+  const char* help;
+  const char* default_value;
+  std::string value;
+  bool set = false;
+};
+
+// Every flag the command knows (the only ones --help lists).
+std::vector<Flag>& Flags() {
+  static std::vector<Flag> flags = {
+      {"keys", "params: number of distinct keys (required), e.g. 1e6", ""},
+      {"fpr", "params, dedup: target false-positive rate, within (0, 1)",
+       "0.01"},
+      {"kind",
+       "params: show this kind only (default: every kind); dedup: the "
+       "mutable kind to use",
+       ""},
+      {"levels",
+       "params: keys per run of an LSM tree, comma-separated, e.g. "
+       "1e6,1e7,1e8 (each L0 file its own run): prints the bits per key of "
+       "each run's filter for --bits on average",
+       ""},
+      {"bits", "params --levels: average bits per key of the tree", "10"},
+      {"expect",
+       "dedup: expected number of distinct lines (sizes the first filter)",
+       "1e6"},
+  };
+  return flags;
+}
+
+Flag* FindFlag(std::string_view name) {
+  for (Flag& f : Flags()) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+bool IsDefault(const char* flag) { return !FindFlag(flag)->set; }
+
+// What the command line asked for besides the flags.
+struct CommandLine {
+  std::vector<std::string> args;  // the command and its files, in order
+  bool help = false;
+  bool version = false;
+};
+
+// Reads argv into Flags() and *out. Errors name the flag.
+Status ParseCommandLine(int argc, char** argv, CommandLine* out) {
+  bool flags_done = false;
+  for (int i = 1; i < argc; i++) {
+    const std::string_view arg = argv[i];
+    if (flags_done || arg.size() < 2 || arg[0] != '-') {
+      out->args.emplace_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      flags_done = true;
+      continue;
+    }
+    std::string_view name = arg.substr(arg[1] == '-' ? 2 : 1);
+    const size_t eq = name.find('=');
+    const bool has_value = eq != std::string_view::npos;
+    std::string_view value = has_value ? name.substr(eq + 1) : "";
+    if (has_value) name = name.substr(0, eq);
+    if (!has_value && (name == "help" || name == "h" || name == "helpshort" ||
+                       name == "helpfull")) {
+      out->help = true;
+      continue;
+    }
+    if (!has_value && name == "version") {
+      out->version = true;
+      continue;
+    }
+    Flag* f = FindFlag(name);
+    if (f == nullptr) {
+      return Status::InvalidArgument("unknown flag \"" + std::string(arg) +
+                                     "\" (sstfilter --help lists the flags)");
+    }
+    const std::string dashed = "--" + std::string(name);
+    if (!has_value) {
+      if (i + 1 == argc) {
+        return Status::InvalidArgument(dashed + " needs a value (" + dashed +
+                                       "=...)");
+      }
+      value = argv[++i];
+    }
+    if (value.empty()) {
+      return Status::InvalidArgument(dashed + " needs a value, got \"\"");
+    }
+    if (f->set) return Status::InvalidArgument(dashed + " given twice");
+    f->value = std::string(value);
+    f->set = true;
+  }
+  return Status::OK();
+}
+
+// Flag `name` as a number: a decimal such as 0.01 or 1e-6.
+Status NumberFlag(const char* name, double* out) {
+  const Flag* f = FindFlag(name);
+  const std::string text = f->set ? f->value : f->default_value;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) {
+    return Status::InvalidArgument("--" + std::string(name) + ": \"" + text +
+                                   "\" is not a number");
+  }
+  *out = v;
+  return Status::OK();
+}
+
+// Flag `name` as text: the value given, else its default.
+std::string TextFlag(const char* name) {
+  const Flag* f = FindFlag(name);
+  return f->set ? f->value : f->default_value;
+}
 
 int Usage(const std::string& problem) {
   std::fprintf(stderr, "sstfilter: %s\nusage:\n%s", problem.c_str(), kCommands);
@@ -100,39 +206,28 @@ Status ParseLevels(const std::string& text, std::vector<uint64_t>* levels) {
   }
 }
 
-// --help: this program's flags, by name, without the build paths gflags
-// prints (and without the hundreds of flags librocksdb defines).
+// --help: this program's commands and flags.
 void PrintHelp() {
   std::printf("answers about sstfilter filters.\n\nusage:\n%s\nflags:\n",
               kCommands);
-  std::vector<gflags::CommandLineFlagInfo> flags;
-  gflags::GetAllFlags(&flags);
-  for (const gflags::CommandLineFlagInfo& f : flags) {
-    const std::string& file = f.filename;
-    if (file.size() < 17 ||
-        file.compare(file.size() - 17, 17, "sstfilter_main.cc") != 0) {
-      continue;
-    }
-    std::printf("  --%s (%s) default: \"%s\"\n", f.name.c_str(),
-                f.description.c_str(), f.default_value.c_str());
+  for (const Flag& f : Flags()) {
+    std::printf("  --%s (%s) default: \"%s\"\n", f.name, f.help,
+                f.default_value);
   }
-}
-
-bool IsDefault(const char* flag) {
-  return gflags::GetCommandLineFlagInfoOrDie(flag).is_default;
+  std::printf(
+      "  --help    prints this and exits\n"
+      "  --version prints the version and exits\n");
 }
 
 // A flag set on a command that ignores it is a mistake worth reporting.
 std::string UnusedFlag(const std::vector<std::string>& used) {
-  for (const char* f : {"keys", "fpr", "kind", "expect", "levels", "bits"}) {
+  for (const Flag& f : Flags()) {
     bool ok = false;
-    for (const std::string& u : used) ok = ok || u == f;
-    if (!ok && !IsDefault(f)) return f;
+    for (const std::string& u : used) ok = ok || u == f.name;
+    if (!ok && f.set) return f.name;
   }
   return "";
 }
-
-}  // namespace
 
 // The flags each command reads; any other flag set is a mistake.
 std::vector<std::string> FlagsOf(const std::string& command) {
@@ -144,55 +239,68 @@ std::vector<std::string> FlagsOf(const std::string& command) {
   return {};  // inspect
 }
 
-Status CheckFpr() {
-  if (FLAGS_fpr > 0 && FLAGS_fpr < 1) return Status::OK();
-  return Status::InvalidArgument("--fpr must be within (0, 1), got " +
-                                 std::to_string(FLAGS_fpr));
+// --fpr, within (0, 1).
+Status FprFlag(double* fpr) {
+  Status s = NumberFlag("fpr", fpr);
+  if (s.ok() && !(*fpr > 0 && *fpr < 1)) {
+    s = Status::InvalidArgument("--fpr must be within (0, 1), got " +
+                                TextFlag("fpr"));
+  }
+  return s;
 }
 
 int RunParams(const std::vector<std::string>& args) {
   if (!args.empty()) return Usage("params takes no file arguments");
+  const std::string kind = TextFlag("kind");
   if (!IsDefault("levels")) {
     std::vector<uint64_t> levels;
-    const Status s = ParseLevels(FLAGS_levels, &levels);
+    double bits = 0;
+    Status s = ParseLevels(TextFlag("levels"), &levels);
+    if (s.ok()) s = NumberFlag("bits", &bits);
     if (!s.ok()) return Usage(s.message());
-    return LevelParams(levels, FLAGS_bits, FLAGS_kind);
+    return LevelParams(levels, bits, kind);
   }
   const Status needs_keys =
       Status::InvalidArgument("params needs --keys=N with N > 0");
   uint64_t keys = 0;
-  Status s =
-      IsDefault("keys") ? needs_keys : ParseCount("keys", FLAGS_keys, &keys);
+  double fpr = 0;
+  Status s = IsDefault("keys") ? needs_keys
+                               : ParseCount("keys", TextFlag("keys"), &keys);
   if (s.ok() && keys == 0) s = needs_keys;
-  if (s.ok()) s = CheckFpr();
+  if (s.ok()) s = FprFlag(&fpr);
   if (!s.ok()) return Usage(s.message());
-  if (FLAGS_kind == "range") return RangeParams(keys, FLAGS_fpr);
-  return Params(keys, FLAGS_fpr, FLAGS_kind);
+  if (kind == "range") return RangeParams(keys, fpr);
+  return Params(keys, fpr, kind);
 }
 
 int RunDedup(const std::vector<std::string>& args) {
   if (!args.empty()) return Usage("dedup reads stdin and takes no files");
   uint64_t expect = 0;
-  Status s = CheckFpr();
-  if (s.ok()) s = ParseCount("expect", FLAGS_expect, &expect);
+  double fpr = 0;
+  Status s = FprFlag(&fpr);
+  if (s.ok()) s = ParseCount("expect", TextFlag("expect"), &expect);
   if (!s.ok()) return Usage(s.message());
   if (expect == 0) return Usage("--expect must be > 0");
-  return Dedup(expect, FLAGS_fpr, FLAGS_kind);
+  return Dedup(expect, fpr, TextFlag("kind"));
 }
 
+}  // namespace
+
 int Main(int argc, char** argv) {
-  gflags::SetUsageMessage(std::string("answers about sstfilter filters.\n\n") +
-                          kCommands);
-  gflags::SetVersionString(SSTFILTER_VERSION);  // CMake's project(VERSION)
-  gflags::ParseCommandLineNonHelpFlags(&argc, &argv, /*remove_flags=*/true);
-  if (FLAGS_help || FLAGS_helpshort) {
+  CommandLine line;
+  const Status parsed = ParseCommandLine(argc, argv, &line);
+  if (!parsed.ok()) return Usage(parsed.message());
+  if (line.help) {
     PrintHelp();
     return 0;
   }
-  gflags::HandleCommandLineHelpFlags();  // --version, --helpfull, ...
-  if (argc < 2) return Usage("no command given");
-  const std::string command = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (line.version) {
+    std::printf("sstfilter version %s\n", SSTFILTER_VERSION);
+    return 0;
+  }
+  if (line.args.empty()) return Usage("no command given");
+  const std::string command = line.args[0];
+  const std::vector<std::string> args(line.args.begin() + 1, line.args.end());
   if (command != "params" && command != "inspect" && command != "dedup") {
     return Usage("unknown command \"" + command +
                  "\"; expected params, inspect or dedup");

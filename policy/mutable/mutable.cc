@@ -14,6 +14,7 @@
 #include "policy/bloom/counting_bloom_impl.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
+#include "policy/spec_parse.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
 #include "sstfilter/secret.h"
@@ -39,12 +40,12 @@ Status CheckCommon(const MutableFilterOptions& o, const char* what) {
   if (!(o.bits_per_key >= 0) || !std::isfinite(o.bits_per_key)) {
     return Status::InvalidArgument(std::string(what) +
                                    ": bits_per_key must be >= 0, got " +
-                                   std::to_string(o.bits_per_key));
+                                   internal::FormatNumber(o.bits_per_key));
   }
   if (o.bits_per_key == 0 && !(o.target_fpr > 0 && o.target_fpr < 1)) {
     return Status::InvalidArgument(std::string(what) +
                                    ": target_fpr must be within (0, 1), got " +
-                                   std::to_string(o.target_fpr));
+                                   internal::FormatNumber(o.target_fpr));
   }
   return Status::OK();
 }
@@ -143,7 +144,7 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
           std::string(what) +
           ": bits_per_key (fingerprint bits) must be "
           "within [4, 32], got " +
-          std::to_string(options.bits_per_key));
+          internal::FormatNumber(options.bits_per_key));
     }
     f = CuckooFingerprintBits(options.bits_per_key);
   } else {
@@ -153,9 +154,10 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
       f++;
     }
     if (CuckooFpr(f, internal::kCuckooLoad) > options.target_fpr) {
-      return Status::InvalidArgument(std::string(what) + ": target_fpr " +
-                                     std::to_string(options.target_fpr) +
-                                     " needs more than 32 fingerprint bits");
+      return Status::InvalidArgument(
+          std::string(what) + ": target_fpr " +
+          internal::FormatNumber(options.target_fpr) +
+          " needs more than 32 fingerprint bits");
     }
   }
   const uint64_t buckets = internal::CuckooBucketsFor(options.capacity);
@@ -269,7 +271,7 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
           std::string(what) +
           ": bits_per_key (counters per key) must be "
           "within [1, 64], got " +
-          std::to_string(per_key));
+          internal::FormatNumber(per_key));
     }
   } else {
     // The smallest counters-per-key, in steps of 1/64, whose standard Bloom
@@ -285,9 +287,10 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
       per_key += 1.0 / 64;
     }
     if (per_key > 64) {
-      return Status::InvalidArgument(std::string(what) + ": target_fpr " +
-                                     std::to_string(options.target_fpr) +
-                                     " needs more than 64 counters per key");
+      return Status::InvalidArgument(
+          std::string(what) + ": target_fpr " +
+          internal::FormatNumber(options.target_fpr) +
+          " needs more than 64 counters per key");
     }
   }
   const double counters =
