@@ -114,6 +114,68 @@ TEST(RangeSpecTest, RejectsBadSpecsNamingTheProblem) {
   }
 }
 
+// Every error names the spec once: "range filter spec \"X\": why", with
+// neither the prefix nor the spec repeated, whichever check refuses it.
+TEST(RangeSpecTest, EveryErrorNamesTheSpecOnce) {
+  const char* const bad[] = {
+      "",
+      "range",
+      "range:",
+      "range:x",
+      "range:1e3",
+      "range:nan",
+      "range:-4",
+      "range:3",
+      "range:33",
+      "range:3.99",
+      "range:32.01",
+      "range:14:",
+      "range:14::",
+      "range:14:len",
+      "range:14:len=",
+      "range:14:len=0",
+      "range:14:len=9",
+      "range:14:len=x",
+      "range:14:len=-1",
+      "range:14:offset=65536",
+      "range:14:offset=1e3",
+      "range:14:offset=",
+      "range:14:max_range=0",
+      "range:14:max_range=4611686018427387905",
+      "range:14:max_range=x",
+      "range:14:seed=",
+      "range:14:seed=-1",
+      "range:14:seed=18446744073709551616",
+      "range:14:len=4:len=4",
+      "range:14:seed=1:seed=1",
+      "range:14:salt",
+      "range:14:keyed",
+      "range:14:foo=1",
+      "range:14:len=4:bar",
+      "sstfilter.range:3",
+      "sstfilter.range:14:len=0",
+      "sstfilter.range:14:foo=1",
+      "sstfilter.bloom:10",
+      "bloom:10",
+      "range:14:offset=70000:len=0",
+      "range:40:len=9",
+      "range:14:max_range=0:seed=x",
+      "range:4:len=8:offset=65536",
+      "ribbon:10:len=4",
+  };
+  for (const char* text : bad) {
+    RangeFilterSpec spec;
+    const Status s = ParseRangeFilterSpec(text, &spec);
+    ASSERT_FALSE(s.ok()) << text;
+    const std::string& m = s.message();
+    const std::string prefix =
+        std::string("range filter spec \"") + text + "\": ";
+    EXPECT_EQ(m.rfind(prefix, 0), 0u) << m;
+    EXPECT_EQ(m.find("range filter spec", 1), std::string::npos) << m;
+    EXPECT_GT(m.size(), prefix.size()) << "says why: " << m;
+  }
+}
+
 TEST(RangeSpecTest, RangeIsAKindButNotAPointSpec) {
   EXPECT_STREQ(FilterKindName(FilterKind::kRange), "range");
   FilterSpec spec;
