@@ -41,8 +41,8 @@ std::string BuildImages(const RangeFilterSpec& spec,
 }
 
 // `filter` (written now, with the checked full trailer of format version
-// 4) with its trailer in the unchecked form of version 1: both read valid
-// and answer alike for 2000 ranges.
+// 4) with its trailer in the unchecked form of earlier versions: both read
+// valid and answer alike for 2000 ranges.
 std::string Unchecked(const std::string& filter) {
   const std::string old = test::UncheckedBytes(filter);
   const RangeFilterReader now = RangeFilterReader::Open(filter);
@@ -455,14 +455,14 @@ TEST(RangeFilterTest, SpanOfBlocksAnswered) {
 }
 
 TEST(RangeFilterTest, GoldenBytes) {
-  // Pinned in the unchecked trailer (version 1); writers now write the
-  // checked one (GoldenCheckedTrailer).
+  // Pinned in the unchecked full trailer (tag 0x17); writers now write
+  // the checked one (GoldenCheckedTrailer).
   const std::string bytes = Unchecked(
       BuildImages(MustParseRange("range:6:max_range=4"), {3, 1000, 1001}));
   // Universe 3 * 2^4 = 48, low_bits 4, block_shift 2: 3 buckets;
   // low word, upper word, one sample; then payload_size 20, flags 0,
   // params (len 8, offset 0, shift 2, low_bits 4, r 48, count 3), check,
-  // len 22, tag 0x17 (version 1, kind 7).
+  // len 22, tag 0x17 (unchecked, kind 7).
   EXPECT_EQ(Hex(bytes),
             "2108000000000000"
             "1600000000000000"
@@ -480,14 +480,14 @@ TEST(RangeFilterTest, GoldenBytes) {
             "17");
 }
 
-// The trailer writers use (format version 4): version 2, whose u32le check
-// covers the payload and the body.
+// The trailer writers use (format version 4): the checked full trailer,
+// whose u32le check covers the payload and the body.
 TEST(RangeFilterTest, GoldenCheckedTrailer) {
   const std::string bytes =
       BuildImages(MustParseRange("range:6:max_range=4"), {3, 1000, 1001});
   ASSERT_EQ(bytes.size(), 20u + 25);
   const std::string old = Unchecked(bytes);
-  // The same payload and body; check32, len 25, tag 0x27 (version 2).
+  // The same payload and body; check32, len 25, tag 0x27 (checked).
   EXPECT_EQ(bytes.substr(0, 20 + 19), old.substr(0, 20 + 19));
   EXPECT_EQ(Hex(bytes.substr(20 + 19)),
             "d4164bff"
