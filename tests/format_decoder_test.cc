@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -582,12 +584,37 @@ std::unique_ptr<const FilterSecret> TestSecret() {
   return s;
 }
 
+// docs/FORMAT.md with every run of white space read as one space.
+std::string FormatDoc() {
+  std::ifstream in(SSTFILTER_SOURCE_DIR "/docs/FORMAT.md");
+  EXPECT_TRUE(in.good());
+  std::string doc, word;
+  while (in >> word) doc += word + " ";
+  return doc;
+}
+
+// The hex digits of the first `...` after "): " that follows `anchor`
+// in docs/FORMAT.md.
+std::string DocExample(const std::string& anchor) {
+  static const std::string doc = FormatDoc();
+  const size_t at = doc.find(anchor);
+  if (at == std::string::npos) return "no \"" + anchor + "\" in FORMAT.md";
+  const size_t open = doc.find("): `", at) + 4;
+  const size_t close = doc.find('`', open);
+  std::string hex;
+  for (char ch : doc.substr(open, close - open)) {
+    if (std::isxdigit(static_cast<unsigned char>(ch))) hex += ch;
+  }
+  return hex;
+}
+
 // Keyed filters as writers write them: golden bytes (the size, the full
 // trailer from payload_size on, a Hash64 of the whole filter), then a
 // decoder of docs/FORMAT.md alone (trailer with flags 2 or 3, [seed] then
 // [key_id]; the keyed hash; the kind's match rule) that answers as
 // FilterReader with the secret for every key probed, present and absent.
-// Without the secret the reader may match every key.
+// Without the secret the reader may match every key. docs/FORMAT.md
+// shows three of the trailers.
 TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
   const auto secret = TestSecret();
   const SecretByTheBook book(kTestSecret);
@@ -601,6 +628,7 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
     const char* trailer;  // hex, from payload_size on
     uint64_t hash;        // Hash64 of the whole filter
     double max_fpr;       // about twice the expected FPR
+    const char* doc;      // docs/FORMAT.md shows the trailer after this
   };
   const Case cases[] = {
       // Segmented ribbon, one segment: payload_size 2496, flags 2, key id
@@ -615,7 +643,7 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
        "2f931e79"
        "13"
        "26",
-       12717941583291591073ull, 0.004},
+       12717941583291591073ull, 0.004, "over 2000 keys (segmented"},
       // Two segments (n > 2^15): payload_size 49992, S 2.
       {"ribbon:10:keyed", 40000, 6, 2, Form::kSegmented, 50012,
        "c88603"
@@ -627,7 +655,7 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
        "9b9b5bf6"
        "14"
        "26",
-       4290505886681081117ull, 0.004},
+       4290505886681081117ull, 0.004, "over 40000 keys (`S = 2`)"},
       // Segmented with a seed: flags 3, the seed 7 (u64le), then the key
       // id.
       {"ribbon:10:keyed:seed=7", 3000, 6, 3, Form::kSegmented, 3771,
@@ -641,7 +669,8 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
        "7a509bb4"
        "1b"
        "26",
-       17668410600177528500ull, 0.004},
+       17668410600177528500ull, 0.004,
+       "`ribbon:10:keyed:seed=7` over 3000 keys (flags 3"},
       // Dense with a seed (n <= 64): form 0, salt 1, m 40, r 10.
       {"ribbon:10:keyed:seed=7", 40, 6, 3, Form::kDense, 76,
        "32"
@@ -652,7 +681,7 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
        "b14b270f"
        "1a"
        "26",
-       5096119925116672081ull, 0.004},
+       5096119925116672081ull, 0.004, nullptr},
       // Blocked Bloom with a seed: 19 blocks, k 7, tag 0x22.
       {"blocked_bloom:10:keyed:seed=9", 1000, 2, 3, Form::kDense, 1238,
        "c009"
@@ -663,7 +692,7 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
        "efa5a083"
        "16"
        "22",
-       18389636538672521304ull, 0.02},
+       18389636538672521304ull, 0.02, nullptr},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.spec) + " n=" + std::to_string(c.n));
@@ -680,6 +709,9 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
     EXPECT_EQ(bytes.size(), c.size);
     EXPECT_EQ(trailer, c.trailer);
     EXPECT_EQ(Hash64(bytes), c.hash);
+    if (c.doc != nullptr) {
+      EXPECT_EQ(DocExample(c.doc), c.trailer);
+    }
     // The flags byte follows the payload_size varint.
     size_t flags_at = bytes.size() - len;
     while (Byte(bytes, flags_at) & 0x80) flags_at++;
