@@ -134,8 +134,8 @@ bool ParseByTheBook(std::string_view f, Filter* out) {
   if (f.size() < 5) return false;
   const uint8_t tag = Byte(f, f.size() - 1), len = Byte(f, f.size() - 2);
   const int version = tag >> 4;
-  // Version 1: a check byte over the body; version 2: a u32le check over
-  // the payload and the body.
+  // Unchecked (0x1k): a check byte over the body; checked (0x2k): a u32le
+  // check over the payload and the body.
   const size_t check_size = version == 2 ? 4 : 1;
   if ((version != 1 && version != 2) || len < check_size + 4 ||
       len > f.size()) {
@@ -398,7 +398,7 @@ TEST(FormatDecoderTest, Crc7OfTheDocument) {
   EXPECT_EQ(Crc7(""), 0u);
 }
 
-// The trailers earlier versions wrote (version-1 full trailer, unchecked
+// The trailers earlier versions wrote (the unchecked full trailer and
 // compact form) still decode by the book with the same answers.
 TEST(FormatDecoderTest, UncheckedTrailersFromTheDocument) {
   EXPECT_EQ(ExpectRibbonAgrees(test::Unchecked(test::BuildFilter(
