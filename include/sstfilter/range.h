@@ -68,9 +68,10 @@ struct RangeFilterSpec {
   // queries (block size: max_range rounded up to a power of two, capped
   // at r / 2). A range spanning more than 16 blocks reads "may contain"
   // whatever the keys, so the FPR bound (RangeFprBound) holds only for
-  // ranges of at most 15 * max_range + 1 images (any such range spans at
-  // most 16 blocks; where the cap applies the bound is 1 for them anyway);
-  // a longer range may read "may contain" far above it, up to always.
+  // ranges of at most 15 * max_range + 1 images: such a range spans at
+  // most 16 blocks, or, where the cap applies, is so long that the bound
+  // is 1. A longer range may read "may contain" far above the bound, up
+  // to always.
   uint64_t max_range = 4096;  // in [1, 2^62]
   uint64_t seed = 0;          // of the block hash q; stored in the filter
 
