@@ -183,7 +183,8 @@ int main(int argc, char** argv) {
   std::string bytes;
   sstfilter::DynamicCuckooFilter().Serialize(&bytes);
   Write(dir / "filters" / "dynamic_cuckoo_default", bytes);
-  // Not filters: nothing, one byte, an unknown format version.
+  // Not filters: nothing, one byte, a tag of the checked full trailer
+  // (0x21) whose length is too short for it.
   Write(dir / "filters" / "empty_input", "");
   Write(dir / "filters" / "one_byte", std::string(1, '\0'));
   Write(dir / "filters" / "version_2", std::string("\x05\x00\x00\x05\x21", 5));

@@ -96,7 +96,7 @@ uint8_t PayloadCheck7(const uint8_t* p, size_t n) {
   return static_cast<uint8_t>(c >> 1);
 }
 
-// The payload check of a full trailer of version 2: the low 32 bits of
+// The payload check of the checked full trailer: the low 32 bits of
 // XXH3 over the payload and the body, with len and tag as the seed.
 uint32_t FullCheck32(const uint8_t* data, size_t n, uint8_t len, uint8_t tag) {
   std::string_view b(reinterpret_cast<const char*>(data), n);
@@ -225,7 +225,7 @@ void AppendTrailer(const Trailer& t, std::string* dst, bool checked) {
   if (!checked) {
     const uint8_t len = static_cast<uint8_t>(n + 3);
     const uint8_t tag = static_cast<uint8_t>(static_cast<uint8_t>(t.kind) |
-                                             (kFormatVersion << 4));
+                                             (kTagUnchecked << 4));
     buf[n] = Check(buf, n, len, tag);
     buf[n + 1] = len;
     buf[n + 2] = tag;
@@ -233,8 +233,8 @@ void AppendTrailer(const Trailer& t, std::string* dst, bool checked) {
     return;
   }
   const uint8_t len = static_cast<uint8_t>(n + kCheckedFullOverhead);
-  const uint8_t tag = static_cast<uint8_t>(static_cast<uint8_t>(t.kind) |
-                                           (kCheckedFormatVersion << 4));
+  const uint8_t tag =
+      static_cast<uint8_t>(static_cast<uint8_t>(t.kind) | (kTagChecked << 4));
   // The check covers the payload (up to payload_size bytes before) and
   // the body.
   const size_t payload = std::min<size_t>(t.payload_size, dst->size());
@@ -254,10 +254,10 @@ bool ParseTrailer(const uint8_t* data, size_t size, Trailer* t) {
   if (size < 5) return false;
   const uint8_t tag = data[size - 1];
   const uint8_t len = data[size - 2];
-  const bool checked = (tag >> 4) == kCheckedFormatVersion;
-  if ((tag >> 4) != kFormatVersion && !checked) return false;
-  // Version 1: body, u8 check of the body; version 2: body, u32le check
-  // of payload and body (VerifyPayload).
+  const bool checked = (tag >> 4) == kTagChecked;
+  if ((tag >> 4) != kTagUnchecked && !checked) return false;
+  // Unchecked: body, u8 check of the body; checked (format version 4):
+  // body, u32le check of payload and body (VerifyPayload).
   const size_t overhead = checked ? kCheckedFullOverhead : 3;
   if (len < overhead + 2 || len > size) return false;
   const uint8_t* body = data + size - len;

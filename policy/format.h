@@ -9,10 +9,14 @@
 //   trailer := body check len tag
 //   body    := varint64 payload_size, u8 flags, [u64le seed if flags & 1],
 //              [u32le key_id if flags & 2 (format version 3)],
-//              kind params (fixed size per kind and version)
+//              kind params (fixed size per kind)
 //   check   := u8  low byte of XXH3_64bits_withSeed(body, len << 8 | tag)
 //   len     := u8  bytes of the trailer: |body| + 3, in [5, 255]
-//   tag     := u8  kind (low 4 bits) | 1 << 4 (full-trailer version 1)
+//   tag     := u8  kind (low 4 bits) | kTagUnchecked << 4
+//
+// Checked full trailer (format version 4; tag kind | kTagChecked << 4):
+// the same body, then a u32le check of payload and body instead of the
+// check byte, then len and tag.
 //
 // Compact trailer (format version 2; bit 7 set): two bytes, read as the
 // little-endian u16 w = data[size - 2] | data[size - 1] << 8:
@@ -28,7 +32,7 @@
 // seed 0 and no flags (never keyed).
 //
 // Decoding checks every size before reading and rejects anything not
-// exactly as written here: unknown version or flags, a check mismatch,
+// exactly as written here: an unknown tag or flags, a check mismatch,
 // payload_size + len != filter size, a body not consumed to its last byte,
 // a compact trailer of a kind without a compact form or outside its sizes.
 
@@ -47,15 +51,17 @@
 namespace sstfilter {
 namespace internal {
 
-// Version nibble of a full trailer's tag. Format version 2 added the
-// compact trailer and left the full trailer as it was, so full trailers
-// still carry 1; tags 0x20..0x7f are free for later full-trailer versions.
-inline constexpr uint8_t kFormatVersion = 1;
-// Format version 4: the full trailer of version 2 (tag 0x20 | kind), whose
-// u32le check covers the payload and the body (replacing version 1's check
-// byte): check, len and tag take kCheckedFullOverhead bytes. Writers use
-// it for every full trailer.
-inline constexpr uint8_t kCheckedFormatVersion = 2;
+// The high nibble of a full trailer's tag, which tells its form (version
+// numbers are format versions, docs/FORMAT.md "Versions"). The unchecked
+// full trailer (tag 0x10 | kind), which format versions 1 to 3 write: a
+// check byte over the body. Format version 2 added the compact trailer and
+// left this one as it was.
+inline constexpr uint8_t kTagUnchecked = 1;
+// Format version 4: the checked full trailer (tag 0x20 | kind), whose
+// u32le check covers the payload and the body instead of the check byte:
+// check, len and tag take kCheckedFullOverhead bytes. Writers use it for
+// every full trailer. Tags 0x30..0x7f are free for later forms.
+inline constexpr uint8_t kTagChecked = 2;
 inline constexpr size_t kCheckedFullOverhead = 6;
 // Format version 4: a compact trailer whose kind field has this bit set is
 // the checked form of kind (field & 7): its check XORs in the CRC-7 of the

@@ -36,7 +36,7 @@ TEST(CuckooFormatTest, GoldenCuckoo) {
       test::Unchecked(test::BuildFilter(test::MustParse("cuckoo:12"), 1000));
   // ceil(1000 / 3.8) = 264 buckets of 4 * 12 bits = 1584 payload bytes;
   // payload_size 1584 (b0 0c), flags 0, f = 12, salt 0, check, len 8,
-  // tag 0x13 (version 1, kind 3).
+  // tag 0x13 (unchecked, kind 3).
   ASSERT_EQ(bytes.size(), 1584u + 8);
   EXPECT_EQ(Hex(bytes.substr(1584)),
             "b00c"
@@ -152,8 +152,8 @@ struct Parsed {
 bool ParseByTheBook(std::string_view f, Parsed* out) {
   if (f.size() < 5) return false;
   const uint8_t tag = f[f.size() - 1], len = f[f.size() - 2];
-  // Version 1: u8 check of the body; version 2: u32le check of payload and
-  // body.
+  // Tag 0x1k, unchecked: u8 check of the body; 0x2k, checked (format
+  // version 4): u32le check of payload and body.
   const int version = tag >> 4;
   const size_t tail = version == 2 ? 6 : 3;
   if ((version != 1 && version != 2) || len < tail + 2 || len > f.size()) {

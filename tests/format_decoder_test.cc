@@ -10,7 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,9 +21,15 @@
 #include "policy/ribbon/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/secret.h"
 #include "tests/by_the_book.h"
 #include "tests/format_versions.h"
 #include "tests/test_util.h"
+
+// The keyed hash by the book uses xxHash directly, as a second
+// implementation would.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 namespace sstfilter {
 namespace {
@@ -69,7 +78,9 @@ struct Filter {
   bool compact = false;
   std::string_view payload;
   uint64_t seed = 0;
-  std::string params;  // the kind params (compact: the one param)
+  bool keyed = false;   // flags bit 1
+  uint32_t key_id = 0;  // if keyed
+  std::string params;   // the kind params (compact: the one param)
 };
 
 // Section "Checked compact form": CRC-7 with generator x^7 + x^3 + 1,
@@ -123,8 +134,8 @@ bool ParseByTheBook(std::string_view f, Filter* out) {
   if (f.size() < 5) return false;
   const uint8_t tag = Byte(f, f.size() - 1), len = Byte(f, f.size() - 2);
   const int version = tag >> 4;
-  // Version 1: a check byte over the body; version 2: a u32le check over
-  // the payload and the body.
+  // Unchecked (0x1k): a check byte over the body; checked (0x2k): a u32le
+  // check over the payload and the body.
   const size_t check_size = version == 2 ? 4 : 1;
   if ((version != 1 && version != 2) || len < check_size + 4 ||
       len > f.size()) {
@@ -148,13 +159,20 @@ bool ParseByTheBook(std::string_view f, Filter* out) {
     if (!(b & 0x80)) break;
   }
   if (payload_size != f.size() - len || pos >= body.size()) return false;
+  // Rule 4: bit 0 a seed, bit 1 keyed; [seed] then [key_id].
   const uint8_t flags = Byte(body, pos++);
-  if (flags & ~1u) return false;  // (keyed filters: not read here)
+  if (flags & ~3u) return false;
   if (flags & 1) {
     if (body.size() - pos < 8) return false;
     for (int i = 0; i < 8; i++)
       out->seed |= uint64_t{Byte(body, pos++)} << (8 * i);
     if (out->seed == 0) return false;
+  }
+  if (flags & 2) {
+    if (body.size() - pos < 4) return false;
+    out->keyed = true;
+    out->key_id = static_cast<uint32_t>(U32(body, pos));
+    pos += 4;
   }
   out->kind = tag & 15;
   out->payload = f.substr(0, payload_size);
@@ -380,7 +398,7 @@ TEST(FormatDecoderTest, Crc7OfTheDocument) {
   EXPECT_EQ(Crc7(""), 0u);
 }
 
-// The trailers earlier versions wrote (version-1 full trailer, unchecked
+// The trailers earlier versions wrote (the unchecked full trailer and
 // compact form) still decode by the book with the same answers.
 TEST(FormatDecoderTest, UncheckedTrailersFromTheDocument) {
   EXPECT_EQ(ExpectRibbonAgrees(test::Unchecked(test::BuildFilter(
@@ -532,6 +550,204 @@ TEST(FormatDecoderTest, BlockedBloomFromTheDocumentAgreesWithTheReader) {
       }
       EXPECT_LT(absent_matches, 2500);
     }
+  }
+}
+
+// Section "Keyed filters": the derived secret S, the key id a writer of S
+// stores, and the key's hash h (section "Hash").
+class SecretByTheBook {
+ public:
+  explicit SecretByTheBook(std::string_view secret) {
+    XXH3_generateSecret(s_, sizeof(s_), secret.data(), secret.size());
+  }
+  uint32_t KeyId() const {
+    return static_cast<uint32_t>(
+        XXH3_64bits_withSecret("sstfilter.key_id", 16, s_, sizeof(s_)));
+  }
+  uint64_t Hash(std::string_view key, uint64_t seed) const {
+    const uint64_t x =
+        XXH3_64bits_withSecret(key.data(), key.size(), s_, sizeof(s_));
+    return seed == 0 ? x : Mix64(x ^ seed);
+  }
+
+ private:
+  unsigned char s_[192];
+};
+
+// The fixed secret of the keyed golden bytes (as tests/keyed_test.cc and
+// docs/FORMAT.md's keyed examples): 32 ASCII bytes.
+constexpr char kTestSecret[] = "sstfilter test secret 0123456789";
+
+std::unique_ptr<const FilterSecret> TestSecret() {
+  std::unique_ptr<const FilterSecret> s;
+  if (!NewFilterSecret(kTestSecret, &s).ok()) abort();
+  return s;
+}
+
+// docs/FORMAT.md with every run of white space read as one space.
+std::string FormatDoc() {
+  std::ifstream in(SSTFILTER_SOURCE_DIR "/docs/FORMAT.md");
+  EXPECT_TRUE(in.good());
+  std::string doc, word;
+  while (in >> word) doc += word + " ";
+  return doc;
+}
+
+// The hex digits of the first `...` after "): " that follows `anchor`
+// in docs/FORMAT.md.
+std::string DocExample(const std::string& anchor) {
+  static const std::string doc = FormatDoc();
+  const size_t at = doc.find(anchor);
+  if (at == std::string::npos) return "no \"" + anchor + "\" in FORMAT.md";
+  const size_t open = doc.find("): `", at) + 4;
+  const size_t close = doc.find('`', open);
+  std::string hex;
+  for (char ch : doc.substr(open, close - open)) {
+    if (std::isxdigit(static_cast<unsigned char>(ch))) hex += ch;
+  }
+  return hex;
+}
+
+// Keyed filters as writers write them: golden bytes (the size, the full
+// trailer from payload_size on, a Hash64 of the whole filter), then a
+// decoder of docs/FORMAT.md alone (trailer with flags 2 or 3, [seed] then
+// [key_id]; the keyed hash; the kind's match rule) that answers as
+// FilterReader with the secret for every key probed, present and absent.
+// Without the secret the reader may match every key. docs/FORMAT.md
+// shows three of the trailers.
+TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
+  const auto secret = TestSecret();
+  const SecretByTheBook book(kTestSecret);
+  struct Case {
+    const char* spec;
+    uint64_t n;
+    int kind;
+    uint8_t flags;        // 2: keyed; 3: a seed and keyed
+    Form form;            // kind 6
+    size_t size;          // of the whole filter
+    const char* trailer;  // hex, from payload_size on
+    uint64_t hash;        // Hash64 of the whole filter
+    double max_fpr;       // about twice the expected FPR
+    const char* doc;      // docs/FORMAT.md shows the trailer after this
+  };
+  const Case cases[] = {
+      // Segmented ribbon, one segment: payload_size 2496, flags 2, key id
+      // 0x1fa75097, form 2, r 9, S 1, check32, len 19, tag 0x26.
+      {"ribbon:10:keyed", 2000, 6, 2, Form::kSegmented, 2515,
+       "c013"
+       "02"
+       "9750a71f"
+       "02"
+       "09"
+       "01000000"
+       "2f931e79"
+       "13"
+       "26",
+       12717941583291591073ull, 0.004, "over 2000 keys (segmented"},
+      // Two segments (n > 2^15): payload_size 49992, S 2.
+      {"ribbon:10:keyed", 40000, 6, 2, Form::kSegmented, 50012,
+       "c88603"
+       "02"
+       "9750a71f"
+       "02"
+       "09"
+       "02000000"
+       "9b9b5bf6"
+       "14"
+       "26",
+       4290505886681081117ull, 0.004, "over 40000 keys (`S = 2`)"},
+      // Segmented with a seed: flags 3, the seed 7 (u64le), then the key
+      // id.
+      {"ribbon:10:keyed:seed=7", 3000, 6, 3, Form::kSegmented, 3771,
+       "a01d"
+       "03"
+       "0700000000000000"
+       "9750a71f"
+       "02"
+       "09"
+       "01000000"
+       "7a509bb4"
+       "1b"
+       "26",
+       17668410600177528500ull, 0.004,
+       "`ribbon:10:keyed:seed=7` over 3000 keys (flags 3"},
+      // Dense with a seed (n <= 64): form 0, salt 1, m 40, r 10.
+      {"ribbon:10:keyed:seed=7", 40, 6, 3, Form::kDense, 76,
+       "32"
+       "03"
+       "0700000000000000"
+       "9750a71f"
+       "0001280a0000"
+       "b14b270f"
+       "1a"
+       "26",
+       5096119925116672081ull, 0.004, nullptr},
+      // Blocked Bloom with a seed: 19 blocks, k 7, tag 0x22.
+      {"blocked_bloom:10:keyed:seed=9", 1000, 2, 3, Form::kDense, 1238,
+       "c009"
+       "03"
+       "0900000000000000"
+       "9750a71f"
+       "07"
+       "efa5a083"
+       "16"
+       "22",
+       18389636538672521304ull, 0.02, nullptr},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.spec) + " n=" + std::to_string(c.n));
+    const std::string bytes =
+        test::BuildFilter(test::MustParse(c.spec), c.n, secret.get());
+    Filter f;
+    ASSERT_TRUE(ParseByTheBook(bytes, &f));
+    ASSERT_EQ(f.kind, c.kind);
+    ASSERT_TRUE(f.keyed);
+    EXPECT_EQ(f.key_id, book.KeyId());
+    EXPECT_EQ(f.key_id, 0x1fa75097u);
+    const size_t len = Byte(bytes, bytes.size() - 2);
+    const std::string trailer = test::Hex(bytes.substr(bytes.size() - len));
+    EXPECT_EQ(bytes.size(), c.size);
+    EXPECT_EQ(trailer, c.trailer);
+    EXPECT_EQ(Hash64(bytes), c.hash);
+    if (c.doc != nullptr) {
+      EXPECT_EQ(DocExample(c.doc), c.trailer);
+    }
+    // The flags byte follows the payload_size varint.
+    size_t flags_at = bytes.size() - len;
+    while (Byte(bytes, flags_at) & 0x80) flags_at++;
+    flags_at++;
+    EXPECT_EQ(Byte(bytes, flags_at), c.flags);
+    EXPECT_EQ(f.seed != 0, (c.flags & 1) != 0);
+
+    const FilterReader r = FilterReader::Open(bytes, secret.get());
+    const FilterReader without = FilterReader::Open(bytes);
+    ASSERT_TRUE(r.valid());
+    const uint64_t probes = std::max<uint64_t>(c.n, 20000);
+    uint64_t absent_matches = 0;
+    for (uint64_t i = 0; i < probes; i++) {
+      const std::string present = Key(i % c.n), absent = AbsentKey(i);
+      const uint64_t hp = book.Hash(present, f.seed);
+      const uint64_t ha = book.Hash(absent, f.seed);
+      Form form = Form::kDense;
+      bool in, out;
+      if (c.kind == 6) {
+        in = RibbonByTheBook(f, hp, &form);
+        out = RibbonByTheBook(f, ha, &form);
+        ASSERT_EQ(form, c.form);
+      } else {
+        in = BlockedBloomByTheBook(f, hp);
+        out = BlockedBloomByTheBook(f, ha);
+      }
+      ASSERT_TRUE(in) << present;
+      ASSERT_TRUE(r.MayMatch(present)) << present;
+      ASSERT_EQ(out, r.MayMatch(absent)) << absent;
+      absent_matches += out;
+      if (i < 1000) {
+        ASSERT_TRUE(without.MayMatch(absent));
+      }
+    }
+    // The absent keys reach the match rule: few pass.
+    EXPECT_LT(absent_matches, c.max_fpr * probes);
   }
 }
 

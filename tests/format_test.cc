@@ -26,7 +26,7 @@ using test::Key;
 TEST(FormatTest, GoldenEmptyFilter) {
   const std::string bytes =
       test::Unchecked(test::BuildFilter(test::MustParse("bloom:10"), 0));
-  // payload_size 0, flags 0, check 0xdb, len 5, tag 0x10 (version 1, kind 0).
+  // payload_size 0, flags 0, check 0xdb, len 5, tag 0x10 (unchecked, kind 0).
   EXPECT_EQ(Hex(bytes), "0000db0510");
 }
 
@@ -34,7 +34,7 @@ TEST(FormatTest, GoldenBloom) {
   const std::string bytes =
       test::Unchecked(test::BuildFilter(test::MustParse("bloom:10"), 3));
   // 4 payload bytes (30 bits rounded up), then payload_size 4, flags 0,
-  // k = 7, check, len 6, tag 0x11 (version 1, kind 1).
+  // k = 7, check, len 6, tag 0x11 (unchecked, kind 1).
   EXPECT_EQ(Hex(bytes),
             "72e669ae"
             "04"
@@ -47,7 +47,7 @@ TEST(FormatTest, GoldenBloom) {
 
 // The checked forms of format version 4, which writers now write (the
 // tests above pin the bytes earlier versions wrote, and that they still
-// read alike): the payloads are those above; a full trailer of version 2
+// read alike): the payloads are those above; a checked full trailer
 // ends in check32 (u32le), len, tag 0x2k; a compact one has kind field
 // kind | 8 and the payload's check (the CRC-7 of its fold) in its check.
 TEST(FormatTest, GoldenCheckedForms) {
@@ -248,7 +248,7 @@ TEST(FormatTest, RandomBytesNeverCrash) {
   for (int i = 0; i < 20000; i++) {
     std::string s(rng() % 300, '\0');
     for (char& c : s) c = static_cast<char>(rng());
-    // Make some look like a version-1 trailer to reach deeper checks.
+    // Make some look like an unchecked full trailer to reach deeper checks.
     if (s.size() >= 2 && i % 2 == 0) {
       s.back() = static_cast<char>(0x10 | (rng() % 6));
       s[s.size() - 2] = static_cast<char>(5 + rng() % 20);

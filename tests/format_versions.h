@@ -1,7 +1,7 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // Filters as format versions before 4 wrote them: the golden bytes of the
-// earlier trailers (unchecked: a full trailer of version 1 with its check
+// earlier trailers (unchecked: the full trailer with its check
 // byte, a compact trailer without the payload check) stay pinned by
 // rewriting a filter's trailer in the earlier form, which also proves that
 // those bytes still read with the same answers.

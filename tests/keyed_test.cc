@@ -156,7 +156,7 @@ TEST(KeyedFormatTest, GoldenKeyedBloom) {
             "07"        // k
             "6a"        // check
             "0a"        // len
-            "11");      // tag: version 1, kind 1
+            "11");      // tag: unchecked, kind 1
   const std::string big =
       test::Unchecked(test::BuildFilter(MustParse("blocked_bloom:10:keyed"),
                                         1000, secret.get()),
@@ -171,7 +171,7 @@ TEST(KeyedFormatTest, GoldenKeyedBloom) {
             "07"  // k
             "a4"
             "0b"
-            "12");  // tag: version 1, kind 2
+            "12");  // tag: unchecked, kind 2
   EXPECT_EQ(Hash64(big), 4348781299143868030ull);
 }
 
@@ -183,7 +183,7 @@ bool DocDecodeKeyedBloom(const std::string& f, std::string_view secret,
   const auto* d = reinterpret_cast<const uint8_t*>(f.data());
   const size_t len = d[f.size() - 2];
   const uint8_t* body = d + f.size() - len;
-  EXPECT_EQ(d[f.size() - 1], 0x11);    // tag: version 1, kind 1
+  EXPECT_EQ(d[f.size() - 1], 0x11);    // tag: unchecked, kind 1
   EXPECT_LT(body[0], 0x80);            // payload_size: one varint byte
   EXPECT_EQ(body[0], f.size() - len);  // ... that matches
   EXPECT_EQ(body[1], 2);               // flags: keyed, no seed
@@ -239,7 +239,8 @@ DocKeyedTrailer DocReadKeyedTrailer(const std::string& f, int kind,
   DocKeyedTrailer t;
   const auto* d = reinterpret_cast<const uint8_t*>(f.data());
   const size_t len = d[f.size() - 2];
-  // tag: version 1 (u8 check) or 2 (u32le check), kind
+  // tag: high nibble 1 (unchecked: u8 check) or 2 (checked: u32le check),
+  // kind
   const int version = d[f.size() - 1] >> 4;
   EXPECT_TRUE(version == 1 || version == 2);
   EXPECT_EQ(d[f.size() - 1] & 15, kind);
@@ -822,7 +823,7 @@ TEST(KeyedFormatTest, GoldenKeyedMutable) {
             "07"                              // k
             "9d"                              // check
             "0a"                              // len
-            "14");                            // tag: version 1, kind 4
+            "14");                            // tag: unchecked, kind 4
   EXPECT_EQ(Hex(test::Unchecked(Serialized(dc), secret.get())),
             "2b0b5c00"  // one bucket of four 8-bit tags, one free
             "04"        // payload_size
@@ -831,7 +832,7 @@ TEST(KeyedFormatTest, GoldenKeyedMutable) {
             "0800"      // f, salt
             "15"        // check
             "0b"        // len
-            "15");      // tag: version 1, kind 5
+            "15");      // tag: unchecked, kind 5
 }
 
 }  // namespace

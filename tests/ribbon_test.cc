@@ -307,7 +307,7 @@ std::string FromHex(std::string_view hex) {
 // ribbon:8.5 for Key(0 .. 4): floor(5 * 8.5) = 42 bits: r = 8 columns of
 // m = 5 slots, 40 bits = 5 payload bytes; trailer: payload_size 5, flags
 // 0, params form 0, salt 1 (salt 0 gave no solution), m 5, r 8, 0, 0,
-// check, len 11, tag 0x16 (version 1, kind 6). Writers no longer write
+// check, len 11, tag 0x16 (unchecked, kind 6). Writers no longer write
 // it: with the checked full trailer (14 bytes) the filter would be larger
 // than the smallest compact one, so they write a 16-byte compact dense
 // filter instead (FormatTest.GoldenCheckedForms).

@@ -49,8 +49,9 @@ int RangeParams(uint64_t keys, double fpr) {
   }
   std::printf(
       "bits/key counts every byte written, trailer included. The bound "
-      "holds for\nevery key set and range (docs/FORMAT.md, kind 7); one "
-      "filter per table.\n");
+      "holds for\nevery key set and every range of up to 15 * max_range + 1 "
+      "images (each spec's\nmax_range is at least its L; docs/FORMAT.md, "
+      "kind 7); one filter per table.\n");
   return 0;
 }
 

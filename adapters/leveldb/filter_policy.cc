@@ -84,8 +84,8 @@ class LevelDBFilterPolicy final : public leveldb::FilterPolicy {
   }
 
  private:
-  // A byte no valid filter ends with (format version 0): every reader
-  // treats it as "may match".
+  // A byte no valid filter ends with (a full trailer's tag has a high
+  // nibble of 1 or 2): every reader treats it as "may match".
   static void AppendMatchAll(std::string* dst) { dst->push_back('\0'); }
 
   const FilterSpec spec_;

@@ -19,9 +19,10 @@
 //   reader.MayMatch("cherry");               // false, except with P ~ FPR
 //
 // The bytes are self-describing (docs/FORMAT.md): a reader learns the kind,
-// format version and parameters from the filter's trailer, so one reader
-// reads every kind. Bytes that are empty, truncated, corrupt, of an unknown
-// kind or version read as a filter that matches every key ("may match").
+// the trailer's form and the parameters from the filter's trailer, so one
+// reader reads every kind. Bytes that are empty, truncated, corrupt, of an
+// unknown kind or trailer form read as a filter that matches every key
+// ("may match").
 //
 // Keyed filters (spec option "keyed", sstfilter/secret.h): the builder and
 // every reader take the application's FilterSecret; a reader without it,

@@ -28,12 +28,14 @@
 // values by h(x) = (q(x >> s) + (x mod 2^s)) mod r, q a seeded hash of
 // the block x >> s, which keeps order inside each block of 2^s images; the
 // sorted hashes are stored in Elias-Fano form (about B bits per distinct
-// image). A range of images is at most 16 block pieces, each one successor
-// query. For an image range of length l (hi - lo + 1) holding no key the
-// probability of "may contain" is at most l / 2^(B-2); it never answers
-// "empty" for a range that holds an added key.
+// image). A range of images is answered as at most 16 block pieces, each
+// one successor query; a range over more blocks reads "may contain". For
+// an image range of length l (hi - lo + 1) holding no key, with l at most
+// 15 * max_range + 1, the probability of "may contain" is at most
+// l / 2^(B-2); it never answers "empty" for a range that holds an added
+// key.
 //
-// Bytes that are empty, truncated, of another kind or version, or that
+// Bytes that are empty, truncated, of another kind or trailer form, or that
 // fail a size check or the check over their bytes read as a filter that
 // may contain every range.
 
@@ -64,8 +66,12 @@ struct RangeFilterSpec {
   uint32_t len = 8;     // bytes of the segment, 1..8
   // Image ranges of up to max_range values cost one or two successor
   // queries (block size: max_range rounded up to a power of two, capped
-  // at r / 2); ranges spanning more than 16 blocks read "may contain". The
-  // FPR bound holds for every range length, whatever the block size.
+  // at r / 2). A range spanning more than 16 blocks reads "may contain"
+  // whatever the keys, so the FPR bound (RangeFprBound) holds only for
+  // ranges of at most 15 * max_range + 1 images: such a range spans at
+  // most 16 blocks, or, where the cap applies, is so long that the bound
+  // is 1. A longer range may read "may contain" far above the bound, up
+  // to always.
   uint64_t max_range = 4096;  // in [1, 2^62]
   uint64_t seed = 0;          // of the block hash q; stored in the filter
 
@@ -104,8 +110,9 @@ inline constexpr std::optional<std::string_view> kNoUpperBound = std::nullopt;
 size_t RangeFilterSize(const RangeFilterSpec& spec, uint64_t distinct_images);
 
 // The bound on the FPR of an empty range of `range_length` images:
-// min(1, range_length / 2^(bits_per_key - 2)). Ranges that span more than
-// 16 blocks of the filter read "may contain" (see max_range).
+// min(1, range_length / 2^(bits_per_key - 2)). It holds for ranges of at
+// most 15 * max_range + 1 images; longer ones may span more than 16
+// blocks of the filter and then read "may contain" (see max_range).
 double RangeFprBound(double bits_per_key, uint64_t range_length);
 
 // The user-collected table property under which RocksDB's range collector

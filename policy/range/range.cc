@@ -135,8 +135,10 @@ Status ParseRangeFilterSpec(std::string_view text, RangeFilterSpec* spec) {
     return RangeBad(text, "bits per key \"" + std::string(bits) +
                               "\" is not a decimal number");
   }
+  // ParseRangeOptions names the spec in its errors; Validate does not.
   Status s = ParseRangeOptions(text, rest, &out);
-  if (s.ok()) s = out.Validate();
+  if (!s.ok()) return s;
+  s = out.Validate();
   if (!s.ok()) return RangeBad(text, s.message());
   *spec = out;
   return Status::OK();

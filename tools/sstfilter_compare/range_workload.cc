@@ -43,6 +43,18 @@ using harness::ScanHow;
 
 // RocksDB's Bloom beside every rival, as the point filter.
 constexpr double kPointBloomBits = 10;
+
+// The FPR bound of `spec` for the empty key ranges [lo, lo + length) asked
+// here, whose images are [lo, lo + length - 1], or [lo, lo + length] where
+// the upper bound's last byte is 0. The bound holds for image ranges of at
+// most 15 * max_range + 1 images (sstfilter/range.h), so for length <= 15 *
+// max_range; a longer range may span more than 16 blocks and read "may
+// contain", so its bound is 1.
+double SpecFprBound(const RangeFilterSpec& spec, uint64_t length) {
+  if (spec.max_range < (length + 14) / 15) return 1;
+  return RangeFprBound(spec.bits_per_key, length);
+}
+
 // Iterator creation: median of this many alternating batches.
 constexpr int kCreationRounds = 101;
 constexpr int kCreationBatch = 200;
@@ -419,7 +431,7 @@ void MeasureFpr(const RangeWorkloadOptions& options,
       builder.Finish(&filters[t]);
     }
     for (uint64_t len : options.lengths) {
-      RangeFpr f{text, len, 0, 0, RangeFprBound(spec.bits_per_key, len)};
+      RangeFpr f{text, len, 0, 0, SpecFprBound(spec, len)};
       harness::Random64 rng(len);
       while (f.queries < kFprQueries) {
         const uint64_t t = f.queries % tables;
@@ -521,7 +533,7 @@ void Fpr(const RangeRun& run, const RangeRow& row, double* fpr, double* bound) {
                static_cast<double>(row.with.tables_checked));
   RangeFilterSpec spec;
   if (ParseRangeFilterSpec(run.name, &spec).ok()) {
-    *bound = RangeFprBound(spec.bits_per_key, row.length);
+    *bound = SpecFprBound(spec, row.length);
   }
 }
 
