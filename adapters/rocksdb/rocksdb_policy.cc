@@ -420,11 +420,13 @@ rocksdb::Status NewRocksDBFilterPolicy(
 
 int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
                                   const std::string& /*arg*/) {
-  // "sstfilter", optionally followed by "." and anything: every id of
-  // ours, valid or not, so that a typo is an error, not a silent "no filter".
+  // Every id starting with "sstfilter" (an empty separator followed by
+  // anything): ours, valid or not, so that a typo such as
+  // "sstfilter_bloom:10" is an error, not a silent "no filter". No other
+  // id is claimed.
   library.AddFactory<const rocksdb::FilterPolicy>(
       rocksdb::ObjectLibrary::PatternEntry("sstfilter", true)
-          .AddSeparator(".", false),
+          .AddSeparator("", false),
       [](const std::string& uri,
          std::unique_ptr<const rocksdb::FilterPolicy>* guard,
          std::string* errmsg) -> const rocksdb::FilterPolicy* {

@@ -33,9 +33,13 @@
 // naming "sstfilter.bloom:10" loaded by a program that has not registered
 // the ids gives a table with NO filter, and `ldb compact` run without the
 // plugin rewrites every file without one. Our factory answers a malformed
-// id starting with "sstfilter" with InvalidArgument, which
-// FilterPolicy::CreateFromString returns -- but RocksDB 7.8 itself ignores
-// that error when it parses an OPTIONS file or an escaped option string.
+// id starting with "sstfilter" ("sstfilter_bloom:10" too) with
+// InvalidArgument, which FilterPolicy::CreateFromString returns -- but
+// RocksDB 7.8 itself ignores that error when it parses an OPTIONS file or
+// an escaped option string: with the default ConfigOptions
+// (input_strings_escaped = true), GetBlockBasedTableOptionsFromString
+// returns OK and no filter, whatever ignore_unsupported_options says. Set
+// input_strings_escaped = false to get the error.
 
 #ifndef SSTFILTER_ROCKSDB_H_
 #define SSTFILTER_ROCKSDB_H_
