@@ -807,6 +807,128 @@ TEST_P(RocksDBByLevelTest, NoListenerIsWrittenToTheLog) {
   }
 }
 
+// How a test gives a database the level listener, for the LOG lines.
+enum class Listener { kNone, kMadeNotAdded, kCode, kOptions };
+
+// The lines of each way, and the bits of a new L0 file over an L2 of 100000
+// keys (two L0 files of 10000): the listener's plan when the database
+// carries a listener, else the model's, which a listener made but not
+// added to the database leaves as it is.
+TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
+  const FilterSpec spec = Spec();
+  std::map<Listener, double> bits;  // of the newest L0 file
+  for (const Listener how : {Listener::kNone, Listener::kMadeNotAdded,
+                             Listener::kCode, Listener::kOptions}) {
+    SCOPED_TRACE(static_cast<int>(how));
+    ScratchDir dir;
+    TableSetup t;
+    t.policy = MustPolicy(GetParam());
+    rocksdb::Options o = MakeOptions(t);
+    std::shared_ptr<rocksdb::EventListener> listener;
+    if (how == Listener::kCode || how == Listener::kMadeNotAdded) {
+      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
+      if (how == Listener::kCode) o.listeners.push_back(listener);
+    } else if (how == Listener::kOptions) {
+      ConfigureFromStrings(GetParam(), &o);
+    }
+    o.info_log_level = rocksdb::InfoLogLevel::INFO_LEVEL;
+    o.num_levels = 3;
+    const std::string id = MustPolicy(GetParam())->GetId();
+    {
+      auto db = OpenDB(o, dir.path());
+      ASSERT_TRUE(db);
+      for (uint64_t b = 0; b < 10; b++) WriteKeys(db.get(), 2 * b, 200000, 20);
+      rocksdb::CompactRangeOptions to_l2;
+      to_l2.change_level = true;
+      to_l2.target_level = 2;
+      ASSERT_TRUE(db->CompactRange(to_l2, nullptr, nullptr).ok());
+      WriteKeys(db.get(), 1, 200000, 20);
+      WriteKeys(db.get(), 3, 200000, 20);
+      const Runs runs = RealRuns(db.get());
+      ASSERT_EQ(runs.keys, (std::vector<uint64_t>{100000, 10000, 10000}));
+      for (const auto& [file, p] : test::AllTables(db.get())) {
+        if (std::stoull(file.substr(file.rfind('/') + 1)) ==
+            NewestL0(db.get())) {
+          bits[how] = 8.0 * static_cast<double>(p->filter_size) /
+                      static_cast<double>(p->num_filter_entries);
+        }
+      }
+      if (how == Listener::kCode || how == Listener::kOptions) {
+        ExpectBits(db.get(), spec, 0, NewestL0(db.get()),
+                   PlannedBits(spec, runs, 2,
+                               PlanAverage(db.get(), spec, runs, {0, 1})),
+                   "newest L0");
+      }
+    }
+    std::string warnings, attached, listened;
+    for (const std::string& line : SstfilterLogLines(dir.path())) {
+      if (line.find("[sstfilter] the level listener (" +
+                    std::string(kLevelListenerId) + ")") == 0) {
+        attached += line + "\n";
+      } else if (line.find("sizes its filters on the tree that the level "
+                           "listener") != std::string::npos) {
+        listened += line + "\n";
+      } else {
+        warnings += line + "\n";
+      }
+    }
+    switch (how) {
+      case Listener::kNone:
+        EXPECT_EQ(attached + listened, "");
+        EXPECT_NE(warnings.find(id + ": no level listener follows column "
+                                     "family \"default\""),
+                  std::string::npos)
+            << warnings;
+        break;
+      case Listener::kMadeNotAdded:
+        EXPECT_EQ(attached + listened, "");
+        // One warning: the listener made for this policy is not in the
+        // database, the filters use the model, and how to fix it.
+        EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1)
+            << warnings;
+        for (const char* part :
+             {"this policy has a level listener made by "
+              "sstfilter::NewRocksDBLevelListener, but this database does "
+              "not carry one that follows column family \"default\"",
+              "sizes its filters on a model tree",
+              "Fix: add the listener to options.listeners before DB::Open"}) {
+          EXPECT_NE(warnings.find(id + ": "), std::string::npos) << warnings;
+          EXPECT_NE(warnings.find(part), std::string::npos) << warnings;
+        }
+        break;
+      case Listener::kCode:
+        EXPECT_EQ(warnings, "");
+        EXPECT_EQ(attached, "[sstfilter] the level listener (" +
+                                std::string(kLevelListenerId) +
+                                ") made in code for " + id +
+                                " is attached to this database: it reports "
+                                "the tree of column family \"default\" to "
+                                "that policy\n");
+        EXPECT_NE(listened.find(id), std::string::npos) << listened;
+        break;
+      case Listener::kOptions:
+        EXPECT_EQ(warnings, "");
+        EXPECT_EQ(attached,
+                  "[sstfilter] the level listener (" +
+                      std::string(kLevelListenerId) +
+                      ") is attached to this database: it reports the tree "
+                      "of each column family to the by_level policies "
+                      "building its tables\n");
+        EXPECT_NE(listened.find(id), std::string::npos) << listened;
+        break;
+    }
+  }
+  std::printf(
+      "newest L0 bits/key: no listener %.3f, made not added %.3f, "
+      "in code %.3f, from options %.3f\n",
+      bits[Listener::kNone], bits[Listener::kMadeNotAdded],
+      bits[Listener::kCode], bits[Listener::kOptions]);
+  // A listener not in the database changes nothing; one in it does.
+  EXPECT_EQ(bits[Listener::kMadeNotAdded], bits[Listener::kNone]);
+  EXPECT_EQ(bits[Listener::kCode], bits[Listener::kOptions]);
+  EXPECT_GT(std::abs(bits[Listener::kCode] - bits[Listener::kNone]), 0.5);
+}
+
 // A tree RocksDB shapes itself from 200000 Puts, with 8 L0 files before a
 // compaction and small levels: its filters' bits over those of the spec's
 // uniform filters, with or without the listener.

@@ -138,6 +138,12 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
 //   rocksdb::Status s = sstfilter::NewRocksDBLevelListener(policy, &listener);
 //   options.listeners.push_back(listener);  // before DB::Open
 //
+// Either listener writes to a database's info LOG that it is attached, at
+// the start of the database's first flush or compaction. A database that
+// does not carry the listener made for `policy` (or carries one made for
+// another column family) gets the model tree for its tables of `policy`,
+// and its info LOG a warning saying so at its first flush.
+//
 // `policy` must come from this library (NewRocksDBFilterPolicy or an
 // "sstfilter." id it registered); any other policy is an InvalidArgument
 // error naming it, and *out is unchanged. A policy without by_level
