@@ -699,12 +699,25 @@ void Flush(Tree* t, uint64_t n) {
   ASSERT_TRUE(t->db->Flush(rocksdb::FlushOptions(), t->cf).ok());
 }
 
-// Two databases in one process, one with two column families, all with the
-// same by_level policy and the listener from option strings, flushing in
-// turn on trees of different shapes: each new L0 file gets the bits of its
-// own tree's plan, counting the filters of the runs it saw built (L2's
-// files were moved there whole, keeping their filters). (A channel shared by two of them would plan every file
-// on whichever tree was reported last.)
+// The number of the newest table at `level` of `t`.
+uint64_t NewestAt(const Tree& t, int level) {
+  const rocksdb::ColumnFamilyMetaData meta = Meta(t.db, t.cf);
+  uint64_t newest = 0;
+  for (const auto& f : meta.levels[static_cast<size_t>(level)].files) {
+    newest = std::max(newest, f.file_number);
+  }
+  return newest;
+}
+
+// Two databases open at once, one with two column families, all with the
+// same by_level policy and the listener from option strings, on trees of
+// very different shapes (L1 and L2 runs). Each flushes in turn, the
+// listener publishing each tree at its flush; only then does each compact
+// its L0 files into L1 with CompactFiles, which tells no listener, so the
+// output's bits come from the last plan of its own channel. Each must be
+// the L1 bits of its own tree's plan: a channel shared by the databases
+// (or by all trees) would hand the first trees the plan of the tree that
+// flushed last.
 TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
   const FilterSpec spec = Spec();
   ScratchDir dir_a, dir_b;
@@ -728,35 +741,58 @@ TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
   open(dir_a.path(), {rocksdb::kDefaultColumnFamilyName, "other"}, &a_cfs, &a);
   open(dir_b.path(), {rocksdb::kDefaultColumnFamilyName}, &b_cfs, &b);
   ASSERT_TRUE(a && b);
-  std::vector<Tree> trees = {{a.get(), a_cfs[0], 100000},
-                             {a.get(), a_cfs[1], 30000},
-                             {b.get(), b_cfs[0], 300000}};
-  // Each base in 10 flushes, moved to L2.
-  for (Tree& t : trees) {
+  // {tree, L2 keys, L1 keys}: L1 a fifth, a third and a hundredth of L2.
+  struct Shape {
+    Tree tree;
+    uint64_t l1;
+  };
+  std::vector<Shape> shapes = {{{a.get(), a_cfs[0], 100000}, 20000},
+                               {{a.get(), a_cfs[1], 30000}, 10000},
+                               {{b.get(), b_cfs[0], 200000}, 2000}};
+  constexpr uint64_t kL0 = 5000;  // keys of each L0 file
+  for (Shape& s : shapes) {
+    Tree& t = s.tree;
     for (int f = 0; f < 10; f++) Flush(&t, t.base / 10);
     rocksdb::CompactRangeOptions to_l2;
     to_l2.change_level = true;
     to_l2.target_level = 2;
     ASSERT_TRUE(t.db->CompactRange(to_l2, t.cf, nullptr, nullptr).ok());
+    Flush(&t, s.l1);
+    rocksdb::ColumnFamilyMetaData meta = Meta(t.db, t.cf);
+    ASSERT_TRUE(t.db->CompactFiles(rocksdb::CompactionOptions(), t.cf,
+                                   {meta.levels[0].files[0].name}, 1)
+                    .ok());
+    Flush(&t, kL0);  // the first L0 file, and the size of the next flush
   }
-  // Two L0 files of 10000 keys each, flushed in turn.
-  for (int round = 0; round < 2; round++) {
-    for (Tree& t : trees) Flush(&t, 10000);
+  // The second L0 file of each tree, in turn: the listener publishes each
+  // tree's plan at its flush. The L1 bits of that plan, counting the
+  // filters of the runs that stay (all but the new file).
+  std::vector<double> l1_bits;
+  for (Shape& s : shapes) {
+    Flush(&s.tree, kL0);
+    const Runs runs = RealRuns(s.tree.db, s.tree.cf);
+    ASSERT_EQ(runs.keys, (std::vector<uint64_t>{s.l1, s.tree.base, kL0, kL0}));
+    l1_bits.push_back(
+        PlannedBits(spec, runs, 0,
+                    PlanAverage(s.tree.db, spec, runs, {0, 1, 2}, s.tree.cf)));
   }
-  for (Tree& t : trees) {
+  // The three plans differ, or the test proves nothing: a shared channel
+  // would give the first two trees the third's bits.
+  for (size_t i = 0; i + 1 < shapes.size(); i++) {
+    EXPECT_GT(std::abs(l1_bits[i] - l1_bits.back()), 0.3) << i;
+  }
+  // Each tree's L0 files into L1, in turn.
+  for (size_t i = 0; i < shapes.size(); i++) {
+    const Tree& t = shapes[i].tree;
     SCOPED_TRACE(t.base);
-    const Runs runs = RealRuns(t.db, t.cf);
-    ASSERT_EQ(runs.keys, (std::vector<uint64_t>{t.base, 10000, 10000}));
-    const double bits =
-        PlannedBits(spec, runs, 2, PlanAverage(t.db, spec, runs, {0, 1}, t.cf));
-    ExpectBits(t.db, spec, 0, NewestL0(t.db, t.cf), bits, "newest L0", t.cf);
+    std::vector<std::string> l0;
+    for (const auto& f : Meta(t.db, t.cf).levels[0].files) l0.push_back(f.name);
+    ASSERT_EQ(l0.size(), 2u);
+    ASSERT_TRUE(
+        t.db->CompactFiles(rocksdb::CompactionOptions(), t.cf, l0, 1).ok());
+    ExpectBits(t.db, spec, 1, NewestAt(t, 1), l1_bits[i],
+               "L0 compacted into L1", t.cf);
   }
-  // The three plans differ, or the test proves nothing.
-  EXPECT_GT(
-      std::abs(
-          PlannedBits(spec, RealRuns(a.get(), a_cfs[0]), 2, spec.bits_per_key) -
-          PlannedBits(spec, RealRuns(a.get(), a_cfs[1]), 2, spec.bits_per_key)),
-      0.1);
   for (auto* h : a_cfs) ASSERT_TRUE(a->DestroyColumnFamilyHandle(h).ok());
   for (auto* h : b_cfs) ASSERT_TRUE(b->DestroyColumnFamilyHandle(h).ok());
 }
