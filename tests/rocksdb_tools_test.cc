@@ -329,8 +329,9 @@ TEST(RocksDBToolsByLevelTest, DbBenchWithTheListenerLine) {
     const bool warned =
         log.find("no level listener follows") != std::string::npos;
     const bool attached =
-        log.find("[sstfilter] the level listener (sstfilter.level_listener) "
-                 "is attached to this database") != std::string::npos;
+        log.find(
+            "[sstfilter] the level listener (sstfilter.level_listener) "
+            "is attached to this database") != std::string::npos;
     EXPECT_EQ(planned, listener);
     EXPECT_EQ(warned, !listener);
     EXPECT_EQ(attached, listener);
