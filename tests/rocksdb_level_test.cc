@@ -844,17 +844,19 @@ TEST_P(RocksDBByLevelTest, NoListenerIsWrittenToTheLog) {
 }
 
 // How a test gives a database the level listener, for the LOG lines.
-enum class Listener { kNone, kMadeNotAdded, kCode, kOptions };
+enum class Listener { kNone, kMadeNotAdded, kOtherFamily, kCode, kOptions };
 
-// The lines of each way, and the bits of a new L0 file over an L2 of 100000
-// keys (two L0 files of 10000): the listener's plan when the database
+// The lines of each way, and the bits of a new L0 file over an L2 of 50000
+// keys (two L0 files of 5000): the listener's plan when the database
 // carries a listener, else the model's, which a listener made but not
-// added to the database leaves as it is.
+// added to the database, or added but made for another column family,
+// leaves as it is.
 TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
   const FilterSpec spec = Spec();
   std::map<Listener, double> bits;  // of the newest L0 file
-  for (const Listener how : {Listener::kNone, Listener::kMadeNotAdded,
-                             Listener::kCode, Listener::kOptions}) {
+  for (const Listener how :
+       {Listener::kNone, Listener::kMadeNotAdded, Listener::kOtherFamily,
+        Listener::kCode, Listener::kOptions}) {
     SCOPED_TRACE(static_cast<int>(how));
     ScratchDir dir;
     TableSetup t;
@@ -864,6 +866,9 @@ TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
     if (how == Listener::kCode || how == Listener::kMadeNotAdded) {
       ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
       if (how == Listener::kCode) o.listeners.push_back(listener);
+    } else if (how == Listener::kOtherFamily) {
+      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener, "other").ok());
+      o.listeners.push_back(listener);
     } else if (how == Listener::kOptions) {
       ConfigureFromStrings(GetParam(), &o);
     }
@@ -873,15 +878,15 @@ TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
     {
       auto db = OpenDB(o, dir.path());
       ASSERT_TRUE(db);
-      for (uint64_t b = 0; b < 10; b++) WriteKeys(db.get(), 2 * b, 200000, 20);
+      for (uint64_t b = 0; b < 10; b++) WriteKeys(db.get(), 2 * b, 100000, 20);
       rocksdb::CompactRangeOptions to_l2;
       to_l2.change_level = true;
       to_l2.target_level = 2;
       ASSERT_TRUE(db->CompactRange(to_l2, nullptr, nullptr).ok());
-      WriteKeys(db.get(), 1, 200000, 20);
-      WriteKeys(db.get(), 3, 200000, 20);
+      WriteKeys(db.get(), 1, 100000, 20);
+      WriteKeys(db.get(), 3, 100000, 20);
       const Runs runs = RealRuns(db.get());
-      ASSERT_EQ(runs.keys, (std::vector<uint64_t>{100000, 10000, 10000}));
+      ASSERT_EQ(runs.keys, (std::vector<uint64_t>{50000, 5000, 5000}));
       for (const auto& [file, p] : test::AllTables(db.get())) {
         if (std::stoull(file.substr(file.rfind('/') + 1)) ==
             NewestL0(db.get())) {
@@ -916,8 +921,17 @@ TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
                   std::string::npos)
             << warnings;
         break;
+      case Listener::kOtherFamily:
+        EXPECT_EQ(listened, "");
+        EXPECT_NE(attached.find("it reports the tree of column family "
+                                "\"other\""),
+                  std::string::npos)
+            << attached;
+        [[fallthrough]];
       case Listener::kMadeNotAdded:
-        EXPECT_EQ(attached + listened, "");
+        if (how == Listener::kMadeNotAdded) {
+          EXPECT_EQ(attached + listened, "");
+        }
         // One warning: the listener made for this policy is not in the
         // database, the filters use the model, and how to fix it.
         EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1)
@@ -955,12 +969,14 @@ TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
     }
   }
   std::printf(
-      "newest L0 bits/key: no listener %.3f, made not added %.3f, "
-      "in code %.3f, from options %.3f\n",
+      "newest L0 bits/key: no listener %.3f, made not added %.3f, made for "
+      "another column family %.3f, in code %.3f, from options %.3f\n",
       bits[Listener::kNone], bits[Listener::kMadeNotAdded],
-      bits[Listener::kCode], bits[Listener::kOptions]);
+      bits[Listener::kOtherFamily], bits[Listener::kCode],
+      bits[Listener::kOptions]);
   // A listener not in the database changes nothing; one in it does.
   EXPECT_EQ(bits[Listener::kMadeNotAdded], bits[Listener::kNone]);
+  EXPECT_EQ(bits[Listener::kOtherFamily], bits[Listener::kNone]);
   EXPECT_EQ(bits[Listener::kCode], bits[Listener::kOptions]);
   EXPECT_GT(std::abs(bits[Listener::kCode] - bits[Listener::kNone]), 0.5);
 }
