@@ -699,12 +699,25 @@ void Flush(Tree* t, uint64_t n) {
   ASSERT_TRUE(t->db->Flush(rocksdb::FlushOptions(), t->cf).ok());
 }
 
-// Two databases in one process, one with two column families, all with the
-// same by_level policy and the listener from option strings, flushing in
-// turn on trees of different shapes: each new L0 file gets the bits of its
-// own tree's plan, counting the filters of the runs it saw built (L2's
-// files were moved there whole, keeping their filters). (A channel shared by two of them would plan every file
-// on whichever tree was reported last.)
+// The number of the newest table at `level` of `t`.
+uint64_t NewestAt(const Tree& t, int level) {
+  const rocksdb::ColumnFamilyMetaData meta = Meta(t.db, t.cf);
+  uint64_t newest = 0;
+  for (const auto& f : meta.levels[static_cast<size_t>(level)].files) {
+    newest = std::max(newest, f.file_number);
+  }
+  return newest;
+}
+
+// Two databases open at once, one with two column families, all with the
+// same by_level policy and the listener from option strings, on trees of
+// very different shapes (L1 and L2 runs). Each flushes in turn, the
+// listener publishing each tree at its flush; only then does each compact
+// its L0 files into L1 with CompactFiles, which tells no listener, so the
+// output's bits come from the last plan of its own channel. Each must be
+// the L1 bits of its own tree's plan: a channel shared by the databases
+// (or by all trees) would hand the first trees the plan of the tree that
+// flushed last.
 TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
   const FilterSpec spec = Spec();
   ScratchDir dir_a, dir_b;
@@ -728,35 +741,58 @@ TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
   open(dir_a.path(), {rocksdb::kDefaultColumnFamilyName, "other"}, &a_cfs, &a);
   open(dir_b.path(), {rocksdb::kDefaultColumnFamilyName}, &b_cfs, &b);
   ASSERT_TRUE(a && b);
-  std::vector<Tree> trees = {{a.get(), a_cfs[0], 100000},
-                             {a.get(), a_cfs[1], 30000},
-                             {b.get(), b_cfs[0], 300000}};
-  // Each base in 10 flushes, moved to L2.
-  for (Tree& t : trees) {
+  // {tree, L2 keys, L1 keys}: L1 a fifth, a third and a hundredth of L2.
+  struct Shape {
+    Tree tree;
+    uint64_t l1;
+  };
+  std::vector<Shape> shapes = {{{a.get(), a_cfs[0], 100000}, 20000},
+                               {{a.get(), a_cfs[1], 30000}, 10000},
+                               {{b.get(), b_cfs[0], 200000}, 2000}};
+  constexpr uint64_t kL0 = 5000;  // keys of each L0 file
+  for (Shape& s : shapes) {
+    Tree& t = s.tree;
     for (int f = 0; f < 10; f++) Flush(&t, t.base / 10);
     rocksdb::CompactRangeOptions to_l2;
     to_l2.change_level = true;
     to_l2.target_level = 2;
     ASSERT_TRUE(t.db->CompactRange(to_l2, t.cf, nullptr, nullptr).ok());
+    Flush(&t, s.l1);
+    rocksdb::ColumnFamilyMetaData meta = Meta(t.db, t.cf);
+    ASSERT_TRUE(t.db->CompactFiles(rocksdb::CompactionOptions(), t.cf,
+                                   {meta.levels[0].files[0].name}, 1)
+                    .ok());
+    Flush(&t, kL0);  // the first L0 file, and the size of the next flush
   }
-  // Two L0 files of 10000 keys each, flushed in turn.
-  for (int round = 0; round < 2; round++) {
-    for (Tree& t : trees) Flush(&t, 10000);
+  // The second L0 file of each tree, in turn: the listener publishes each
+  // tree's plan at its flush. The L1 bits of that plan, counting the
+  // filters of the runs that stay (all but the new file).
+  std::vector<double> l1_bits;
+  for (Shape& s : shapes) {
+    Flush(&s.tree, kL0);
+    const Runs runs = RealRuns(s.tree.db, s.tree.cf);
+    ASSERT_EQ(runs.keys, (std::vector<uint64_t>{s.l1, s.tree.base, kL0, kL0}));
+    l1_bits.push_back(
+        PlannedBits(spec, runs, 0,
+                    PlanAverage(s.tree.db, spec, runs, {0, 1, 2}, s.tree.cf)));
   }
-  for (Tree& t : trees) {
+  // The three plans differ, or the test proves nothing: a shared channel
+  // would give the first two trees the third's bits.
+  for (size_t i = 0; i + 1 < shapes.size(); i++) {
+    EXPECT_GT(std::abs(l1_bits[i] - l1_bits.back()), 0.3) << i;
+  }
+  // Each tree's L0 files into L1, in turn.
+  for (size_t i = 0; i < shapes.size(); i++) {
+    const Tree& t = shapes[i].tree;
     SCOPED_TRACE(t.base);
-    const Runs runs = RealRuns(t.db, t.cf);
-    ASSERT_EQ(runs.keys, (std::vector<uint64_t>{t.base, 10000, 10000}));
-    const double bits =
-        PlannedBits(spec, runs, 2, PlanAverage(t.db, spec, runs, {0, 1}, t.cf));
-    ExpectBits(t.db, spec, 0, NewestL0(t.db, t.cf), bits, "newest L0", t.cf);
+    std::vector<std::string> l0;
+    for (const auto& f : Meta(t.db, t.cf).levels[0].files) l0.push_back(f.name);
+    ASSERT_EQ(l0.size(), 2u);
+    ASSERT_TRUE(
+        t.db->CompactFiles(rocksdb::CompactionOptions(), t.cf, l0, 1).ok());
+    ExpectBits(t.db, spec, 1, NewestAt(t, 1), l1_bits[i],
+               "L0 compacted into L1", t.cf);
   }
-  // The three plans differ, or the test proves nothing.
-  EXPECT_GT(
-      std::abs(
-          PlannedBits(spec, RealRuns(a.get(), a_cfs[0]), 2, spec.bits_per_key) -
-          PlannedBits(spec, RealRuns(a.get(), a_cfs[1]), 2, spec.bits_per_key)),
-      0.1);
   for (auto* h : a_cfs) ASSERT_TRUE(a->DestroyColumnFamilyHandle(h).ok());
   for (auto* h : b_cfs) ASSERT_TRUE(b->DestroyColumnFamilyHandle(h).ok());
 }
@@ -805,6 +841,144 @@ TEST_P(RocksDBByLevelTest, NoListenerIsWrittenToTheLog) {
     EXPECT_NE(lines[0].find(kListenerLine), std::string::npos) << lines[0];
     EXPECT_NE(lines[0].find(t.policy->GetId()), std::string::npos) << lines[0];
   }
+}
+
+// How a test gives a database the level listener, for the LOG lines.
+enum class Listener { kNone, kMadeNotAdded, kOtherFamily, kCode, kOptions };
+
+// The lines of each way, and the bits of a new L0 file over an L2 of 50000
+// keys (two L0 files of 5000): the listener's plan when the database
+// carries a listener, else the model's, which a listener made but not
+// added to the database, or added but made for another column family,
+// leaves as it is.
+TEST_P(RocksDBByLevelTest, ListenerAttachesInTheLogAndMissingOneIsAWarning) {
+  const FilterSpec spec = Spec();
+  std::map<Listener, double> bits;  // of the newest L0 file
+  for (const Listener how :
+       {Listener::kNone, Listener::kMadeNotAdded, Listener::kOtherFamily,
+        Listener::kCode, Listener::kOptions}) {
+    SCOPED_TRACE(static_cast<int>(how));
+    ScratchDir dir;
+    TableSetup t;
+    t.policy = MustPolicy(GetParam());
+    rocksdb::Options o = MakeOptions(t);
+    std::shared_ptr<rocksdb::EventListener> listener;
+    if (how == Listener::kCode || how == Listener::kMadeNotAdded) {
+      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
+      if (how == Listener::kCode) o.listeners.push_back(listener);
+    } else if (how == Listener::kOtherFamily) {
+      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener, "other").ok());
+      o.listeners.push_back(listener);
+    } else if (how == Listener::kOptions) {
+      ConfigureFromStrings(GetParam(), &o);
+    }
+    o.info_log_level = rocksdb::InfoLogLevel::INFO_LEVEL;
+    o.num_levels = 3;
+    const std::string id = MustPolicy(GetParam())->GetId();
+    {
+      auto db = OpenDB(o, dir.path());
+      ASSERT_TRUE(db);
+      for (uint64_t b = 0; b < 10; b++) WriteKeys(db.get(), 2 * b, 100000, 20);
+      rocksdb::CompactRangeOptions to_l2;
+      to_l2.change_level = true;
+      to_l2.target_level = 2;
+      ASSERT_TRUE(db->CompactRange(to_l2, nullptr, nullptr).ok());
+      WriteKeys(db.get(), 1, 100000, 20);
+      WriteKeys(db.get(), 3, 100000, 20);
+      const Runs runs = RealRuns(db.get());
+      ASSERT_EQ(runs.keys, (std::vector<uint64_t>{50000, 5000, 5000}));
+      for (const auto& [file, p] : test::AllTables(db.get())) {
+        if (std::stoull(file.substr(file.rfind('/') + 1)) ==
+            NewestL0(db.get())) {
+          bits[how] = 8.0 * static_cast<double>(p->filter_size) /
+                      static_cast<double>(p->num_filter_entries);
+        }
+      }
+      if (how == Listener::kCode || how == Listener::kOptions) {
+        ExpectBits(db.get(), spec, 0, NewestL0(db.get()),
+                   PlannedBits(spec, runs, 2,
+                               PlanAverage(db.get(), spec, runs, {0, 1})),
+                   "newest L0");
+      }
+    }
+    std::string warnings, attached, listened;
+    for (const std::string& line : SstfilterLogLines(dir.path())) {
+      if (line.find("[sstfilter] the level listener (" +
+                    std::string(kLevelListenerId) + ")") == 0) {
+        attached += line + "\n";
+      } else if (line.find("sizes its filters on the tree that the level "
+                           "listener") != std::string::npos) {
+        listened += line + "\n";
+      } else {
+        warnings += line + "\n";
+      }
+    }
+    switch (how) {
+      case Listener::kNone:
+        EXPECT_EQ(attached + listened, "");
+        EXPECT_NE(warnings.find(id + ": no level listener follows column "
+                                     "family \"default\""),
+                  std::string::npos)
+            << warnings;
+        break;
+      case Listener::kOtherFamily:
+        EXPECT_EQ(listened, "");
+        EXPECT_NE(attached.find("it reports the tree of column family "
+                                "\"other\""),
+                  std::string::npos)
+            << attached;
+        [[fallthrough]];
+      case Listener::kMadeNotAdded:
+        if (how == Listener::kMadeNotAdded) {
+          EXPECT_EQ(attached + listened, "");
+        }
+        // One warning: the listener made for this policy is not in the
+        // database, the filters use the model, and how to fix it.
+        EXPECT_EQ(std::count(warnings.begin(), warnings.end(), '\n'), 1)
+            << warnings;
+        for (const char* part :
+             {"this policy has a level listener made by "
+              "sstfilter::NewRocksDBLevelListener, but this database does "
+              "not carry one that follows column family \"default\"",
+              "sizes its filters on a model tree",
+              "Fix: add the listener to options.listeners before DB::Open"}) {
+          EXPECT_NE(warnings.find(id + ": "), std::string::npos) << warnings;
+          EXPECT_NE(warnings.find(part), std::string::npos) << warnings;
+        }
+        break;
+      case Listener::kCode:
+        EXPECT_EQ(warnings, "");
+        EXPECT_EQ(attached, "[sstfilter] the level listener (" +
+                                std::string(kLevelListenerId) +
+                                ") made in code for " + id +
+                                " is attached to this database: it reports "
+                                "the tree of column family \"default\" to "
+                                "that policy\n");
+        EXPECT_NE(listened.find(id), std::string::npos) << listened;
+        break;
+      case Listener::kOptions:
+        EXPECT_EQ(warnings, "");
+        EXPECT_EQ(attached,
+                  "[sstfilter] the level listener (" +
+                      std::string(kLevelListenerId) +
+                      ") is attached to this database: it reports the tree "
+                      "of each column family to the by_level policies "
+                      "building its tables\n");
+        EXPECT_NE(listened.find(id), std::string::npos) << listened;
+        break;
+    }
+  }
+  std::printf(
+      "newest L0 bits/key: no listener %.3f, made not added %.3f, made for "
+      "another column family %.3f, in code %.3f, from options %.3f\n",
+      bits[Listener::kNone], bits[Listener::kMadeNotAdded],
+      bits[Listener::kOtherFamily], bits[Listener::kCode],
+      bits[Listener::kOptions]);
+  // A listener not in the database changes nothing; one in it does.
+  EXPECT_EQ(bits[Listener::kMadeNotAdded], bits[Listener::kNone]);
+  EXPECT_EQ(bits[Listener::kOtherFamily], bits[Listener::kNone]);
+  EXPECT_EQ(bits[Listener::kCode], bits[Listener::kOptions]);
+  EXPECT_GT(std::abs(bits[Listener::kCode] - bits[Listener::kNone]), 0.5);
 }
 
 // A tree RocksDB shapes itself from 200000 Puts, with 8 L0 files before a

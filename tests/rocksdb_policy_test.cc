@@ -158,7 +158,8 @@ TEST(RocksDBPolicyTest, MalformedOwnIdsAreErrorsNotSilentDrops) {
   ASSERT_TRUE(co.ignore_unsupported_options);
   for (const char* id :
        {"sstfilter.blom:10", "sstfilter.bloom:abc", "sstfilter.bloom:0",
-        "sstfilter.bloom", "sstfilter.", "sstfilter", "sstfilter.v1"}) {
+        "sstfilter.bloom", "sstfilter.", "sstfilter", "sstfilter.v1",
+        "sstfilter_bloom:10", "sstfilterbloom:10", "sstfilter:bloom:10"}) {
     std::shared_ptr<const rocksdb::FilterPolicy> p;
     const rocksdb::Status s =
         rocksdb::FilterPolicy::CreateFromString(co, id, &p);
@@ -166,6 +167,17 @@ TEST(RocksDBPolicyTest, MalformedOwnIdsAreErrorsNotSilentDrops) {
     EXPECT_NE(s.ToString().find("sstfilter: filter spec"), std::string::npos)
         << s.ToString();
     EXPECT_EQ(p, nullptr) << id;
+  }
+  // Ids that do not start with "sstfilter" are not ours: RocksDB finds no
+  // factory for them (NotSupported once unsupported options are errors).
+  rocksdb::ConfigOptions strict = co;
+  strict.ignore_unsupported_options = false;
+  for (const char* id :
+       {"sstfilte.bloom:10", "my_sstfilter.bloom:10", "SSTFILTER.bloom:10"}) {
+    std::shared_ptr<const rocksdb::FilterPolicy> p;
+    const rocksdb::Status s =
+        rocksdb::FilterPolicy::CreateFromString(strict, id, &p);
+    EXPECT_TRUE(s.IsNotSupported()) << id << ": " << s.ToString();
   }
 }
 
@@ -230,13 +242,39 @@ TEST(RocksDBPolicyTest, TableOptionsStringsNameOurPolicy) {
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("\"nine\" is not a decimal number"),
             std::string::npos);
-  // ... but RocksDB 7.8 itself swallows any error of a by-name option such
-  // as filter_policy in escaped strings (the default, and OPTIONS files):
-  // the table silently gets no filter. Pinned here; docs/ROCKSDB.md warns.
   s = rocksdb::GetBlockBasedTableOptionsFromString(
-      co, in, "filter_policy=sstfilter.blocked_bloom:nine", &out);
-  EXPECT_TRUE(s.ok());
-  EXPECT_EQ(out.filter_policy, nullptr);
+      unescaped, in, "filter_policy=sstfilter_blocked_bloom:10", &out);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("sstfilter_blocked_bloom"), std::string::npos)
+      << s.ToString();
+  // ... but RocksDB 7.8 itself swallows any error of a by-name option such
+  // as filter_policy in escaped strings (the default, and OPTIONS files),
+  // ignore_unsupported_options=false or not: the table silently gets no
+  // filter. Pinned here; docs/ROCKSDB.md warns.
+  for (const bool ignore : {true, false}) {
+    rocksdb::ConfigOptions escaped = co;
+    escaped.ignore_unsupported_options = ignore;
+    ASSERT_TRUE(escaped.input_strings_escaped);
+    for (const char* id :
+         {"sstfilter.blocked_bloom:nine", "sstfilter_blocked_bloom:10"}) {
+      out = in;
+      s = rocksdb::GetBlockBasedTableOptionsFromString(
+          escaped, in, std::string("filter_policy=") + id, &out);
+      EXPECT_TRUE(s.ok()) << id << " " << ignore << ": " << s.ToString();
+      EXPECT_EQ(out.filter_policy, nullptr) << id << " " << ignore;
+      // The same nested in a column family's options.
+      rocksdb::ColumnFamilyOptions cf;
+      s = rocksdb::GetColumnFamilyOptionsFromString(
+          escaped, rocksdb::ColumnFamilyOptions(),
+          std::string("block_based_table_factory={filter_policy=") + id + "}",
+          &cf);
+      EXPECT_TRUE(s.ok()) << id << " " << ignore << ": " << s.ToString();
+      const auto* bt =
+          cf.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+      ASSERT_NE(bt, nullptr);
+      EXPECT_EQ(bt->filter_policy, nullptr) << id << " " << ignore;
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

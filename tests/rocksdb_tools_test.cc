@@ -292,8 +292,8 @@ double FilterBitsOverUniform(const std::string& db, const std::string& spec) {
 // docs/ROCKSDB.md in the OPTIONS file. On a tree RocksDB shapes (small
 // files and levels, automatic compactions), the filters spend the spec's
 // bits per key within a few percent (measured 0.95-1.00; the model tree of
-// a run without the line: 1.04-1.13), and the LOG says the listener plans
-// them. Without the line the LOG says how to add it.
+// a run without the line: 1.04-1.13), and the LOG says that the listener
+// is attached and plans them. Without the line the LOG says how to add it.
 TEST(RocksDBToolsByLevelTest, DbBenchWithTheListenerLine) {
   if (std::string(SSTFILTER_DB_BENCH).empty() ||
       std::string(SSTFILTER_SST_DUMP).empty()) {
@@ -328,8 +328,13 @@ TEST(RocksDBToolsByLevelTest, DbBenchWithTheListenerLine) {
                  "that the level listener") != std::string::npos;
     const bool warned =
         log.find("no level listener follows") != std::string::npos;
+    const bool attached =
+        log.find(
+            "[sstfilter] the level listener (sstfilter.level_listener) "
+            "is attached to this database") != std::string::npos;
     EXPECT_EQ(planned, listener);
     EXPECT_EQ(warned, !listener);
+    EXPECT_EQ(attached, listener);
     const double spend = FilterBitsOverUniform(db, spec);
     std::printf("  db_bench %s, listener %d: filter bits over uniform's %.4f\n",
                 spec.c_str(), listener, spend);

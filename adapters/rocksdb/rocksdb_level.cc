@@ -183,6 +183,30 @@ const std::vector<double>& LevelSizer::ModelPlan(int top, int bottom) {
   return bits;
 }
 
+void LevelSizer::NoteFollowed(const std::shared_ptr<rocksdb::Logger>& info_log,
+                              const std::string& cf) {
+  if (info_log == nullptr) return;
+  std::lock_guard<std::mutex> lock(followed_mu_);
+  followed_.erase(
+      std::remove_if(followed_.begin(), followed_.end(),
+                     [](const Followed& f) { return f.info_log.expired(); }),
+      followed_.end());
+  for (const Followed& f : followed_) {
+    if (f.log == info_log.get() && f.cf == cf) return;
+  }
+  followed_.push_back({info_log, info_log.get(), cf});
+}
+
+bool LevelSizer::Follows(const rocksdb::Logger* info_log,
+                         const std::string& cf) {
+  std::lock_guard<std::mutex> lock(followed_mu_);
+  for (const Followed& f : followed_) {
+    // A live entry at this address is this log (as in FindTreeChannel).
+    if (f.log == info_log && f.cf == cf && !f.info_log.expired()) return true;
+  }
+  return false;
+}
+
 void TreeChannel::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
                           uint64_t flush_keys) {
   std::vector<LevelSizer*> sizers;

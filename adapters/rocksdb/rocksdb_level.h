@@ -78,6 +78,16 @@ class LevelSizer {
   void MarkBound() { bound_ = true; }
   bool bound() const { return bound_; }
 
+  // The listener made in code, at the start of each job of column family
+  // `cf` of the database logging to `info_log` (whose tree it reports).
+  void NoteFollowed(const std::shared_ptr<rocksdb::Logger>& info_log,
+                    const std::string& cf);
+  // Whether a listener made in code has reported a job of column family
+  // `cf` of the open database logging to `info_log`: if not, that
+  // database does not carry it (or has run no flush or compaction since
+  // it opened).
+  bool Follows(const rocksdb::Logger* info_log, const std::string& cf);
+
  private:
   double ObservedBits(int level) const;
   double ModelBits(const rocksdb::FilterBuildingContext& context);
@@ -105,6 +115,15 @@ class LevelSizer {
   std::vector<Run> observed_runs_;
   std::vector<double> observed_bits_;
   std::atomic<bool> bound_{false};
+  // NoteFollowed's column families; entries of closed databases (whose
+  // info log is gone) are dropped.
+  struct Followed {
+    std::weak_ptr<rocksdb::Logger> info_log;
+    const rocksdb::Logger* log;  // its address, to compare
+    std::string cf;
+  };
+  std::mutex followed_mu_;
+  std::vector<Followed> followed_;
 };
 
 // Where the level listener of an OPTIONS file (id "sstfilter.level_listener")

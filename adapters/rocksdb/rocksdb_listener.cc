@@ -19,9 +19,11 @@
 // RocksDB calls listeners on the thread of the job, before the job builds
 // its first table and without holding the DB mutex, so the plan is in
 // place for every table of the job. CompactFiles (7.x to 11.x) notifies no
-// listener: its tables get the last plan.
+// listener: its tables get the last plan (for a listener made in code, the
+// model until the listener has seen a job of the database).
 
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/listener.h>
 #include <rocksdb/metadata.h>
 
@@ -209,8 +211,36 @@ class TreeTracker {
   uint64_t last_flush_keys_ = 0;
 };
 
+// The open databases a listener has written its line to, by info log.
+class LoggedDatabases {
+ public:
+  // Whether `info_log` is new here (it is then remembered).
+  bool First(const std::shared_ptr<rocksdb::Logger>& info_log) {
+    std::lock_guard<std::mutex> lock(mu_);
+    seen_.erase(
+        std::remove_if(seen_.begin(), seen_.end(),
+                       [](const Seen& s) { return s.info_log.expired(); }),
+        seen_.end());
+    for (const Seen& s : seen_) {
+      if (s.log == info_log.get()) return false;
+    }
+    seen_.push_back({info_log, info_log.get()});
+    return true;
+  }
+
+ private:
+  struct Seen {
+    std::weak_ptr<rocksdb::Logger> info_log;  // expired: the DB is closed
+    const rocksdb::Logger* log;               // its address, to compare
+  };
+  std::mutex mu_;
+  std::vector<Seen> seen_;
+};
+
 // Both listeners: each event of a column family goes to its tracker, and
-// the tree at each job's start to its sizers (Publish).
+// the tree at each job's start to its sizers (Publish). At the start of a
+// database's first flush or compaction a listener writes to its info LOG
+// that it is attached (RocksDB tells a listener of no earlier moment).
 class LevelListenerBase : public rocksdb::EventListener {
  public:
   // The id of the listener in OPTIONS files (kLevelListenerId), also for
@@ -220,6 +250,7 @@ class LevelListenerBase : public rocksdb::EventListener {
 
   void OnFlushBegin(rocksdb::DB* db,
                     const rocksdb::FlushJobInfo& info) override {
+    Attach(db, info.cf_name);
     TreeTracker* t = Tracker(db->GetName(), info.cf_name);
     if (t != nullptr) Publish(db, info.cf_name, t, /*flush=*/true);
   }
@@ -237,6 +268,7 @@ class LevelListenerBase : public rocksdb::EventListener {
 
   void OnCompactionBegin(rocksdb::DB* db,
                          const rocksdb::CompactionJobInfo& info) override {
+    Attach(db, info.cf_name);
     TreeTracker* t = Tracker(db->GetName(), info.cf_name);
     if (t == nullptr) return;
     t->CompactionBegins(info);
@@ -250,12 +282,27 @@ class LevelListenerBase : public rocksdb::EventListener {
   }
 
  protected:
+  // A flush or compaction of column family `cf` of the database logging to
+  // `info_log` begins.
+  virtual void JobBegins(const std::shared_ptr<rocksdb::Logger>& info_log,
+                         const std::string& cf) = 0;
+  // Whether this listener has yet to write its line to `info_log`.
+  bool FirstTime(const std::shared_ptr<rocksdb::Logger>& info_log) {
+    return info_log != nullptr && logged_.First(info_log);
+  }
   // The tracker of column family `cf` of database `db_name`; nullptr if
   // this listener does not follow it. Lives as long as the listener.
   virtual TreeTracker* Tracker(const std::string& db_name,
                                const std::string& cf) = 0;
   virtual void Publish(rocksdb::DB* db, const std::string& cf,
                        TreeTracker* tracker, bool flush) = 0;
+
+ private:
+  void Attach(rocksdb::DB* db, const std::string& cf) {
+    JobBegins(db->GetDBOptions().info_log, cf);
+  }
+
+  LoggedDatabases logged_;
 };
 
 // Made in code for one policy and one column family: tells that policy's
@@ -269,6 +316,21 @@ class BoundLevelListener final : public LevelListenerBase {
         column_family_(std::move(column_family)) {}
 
  private:
+  void JobBegins(const std::shared_ptr<rocksdb::Logger>& info_log,
+                 const std::string& cf) override {
+    // Before the job builds a table: the policy then knows this database
+    // carries its listener.
+    if (cf == column_family_) sizer_->NoteFollowed(info_log, cf);
+    if (FirstTime(info_log)) {
+      rocksdb::Log(rocksdb::InfoLogLevel::INFO_LEVEL, info_log.get(),
+                   "[sstfilter] the level listener (%s) made in code for "
+                   "%s is attached to this database: it reports the tree "
+                   "of column family \"%s\" to that policy",
+                   kLevelListenerId, policy_->GetId().c_str(),
+                   column_family_.c_str());
+    }
+  }
+
   TreeTracker* Tracker(const std::string& /*db_name*/,
                        const std::string& cf) override {
     return cf == column_family_ ? &tracker_ : nullptr;
@@ -292,6 +354,17 @@ class BoundLevelListener final : public LevelListenerBase {
 // (internal::TreeChannel).
 class OptionsLevelListener final : public LevelListenerBase {
  private:
+  void JobBegins(const std::shared_ptr<rocksdb::Logger>& info_log,
+                 const std::string& /*cf*/) override {
+    if (FirstTime(info_log)) {
+      rocksdb::Log(rocksdb::InfoLogLevel::INFO_LEVEL, info_log.get(),
+                   "[sstfilter] the level listener (%s) is attached to this "
+                   "database: it reports the tree of each column family to "
+                   "the by_level policies building its tables",
+                   kLevelListenerId);
+    }
+  }
+
   TreeTracker* Tracker(const std::string& db_name,
                        const std::string& cf) override {
     std::lock_guard<std::mutex> lock(mu_);

@@ -222,7 +222,8 @@ class Policy final : public rocksdb::FilterPolicy {
         secret_(std::move(secret)),
         name_(kRocksDBIdPrefix + std::string(FilterKindName(spec.kind))),
         id_(IdOf(spec)),
-        sizer_(spec) {
+        sizer_(spec),
+        model_(spec) {
     LivePolicies::Get().Add(this);
   }
   ~Policy() override { LivePolicies::Get().Remove(this); }
@@ -255,19 +256,39 @@ class Policy final : public rocksdb::FilterPolicy {
   internal::LevelSizer* sizer() const { return &sizer_; }
 
   // The spec of a new table's filter: by_level plans it on the tree that
-  // the listener made in code for this policy reports, else on that of
-  // the listener of the table's database and column family
-  // (internal::TreeChannel), else on the model tree.
+  // the listener made in code for this policy reports (if that listener
+  // follows the table's database and column family; if not, on the model
+  // tree), else on that of the listener of the table's database and column
+  // family (internal::TreeChannel), else on the model tree.
   FilterSpec SpecFor(const rocksdb::FilterBuildingContext& context) const {
-    if (!sizer_.UsesTree(context) || sizer_.bound()) {
-      return sizer_.SpecFor(context);
+    if (!sizer_.UsesTree(context)) return sizer_.SpecFor(context);
+    if (sizer_.bound()) {
+      if (sizer_.Follows(context.info_log, context.column_family_name)) {
+        NoteOnce(context, Note::kListened);
+        return sizer_.SpecFor(context);
+      }
+      // A flush always tells the listeners first; a job that does not
+      // (CompactFiles) may run before the listener has heard of the
+      // database, so only a flush says that the listener is missing.
+      if (context.reason == rocksdb::TableFileCreationReason::kFlush) {
+        NoteOnce(context, Note::kBoundElsewhere);
+      }
+      return model_.SpecFor(context);
     }
     std::shared_ptr<internal::TreeChannel> channel;
     const internal::ChannelLookup found = internal::FindTreeChannel(
         context.info_log, context.column_family_name, &channel);
-    NoteOnce(context, found);
     if (found == internal::ChannelLookup::kFound) {
+      NoteOnce(context, Note::kListened);
       return channel->SizerFor(spec_)->SpecFor(context);
+    }
+    // A table rebuilt from the WAL at open (reason kRecovery) comes before
+    // any listener event: it says nothing.
+    if (context.reason == rocksdb::TableFileCreationReason::kFlush ||
+        context.reason == rocksdb::TableFileCreationReason::kCompaction) {
+      NoteOnce(context, found == internal::ChannelLookup::kShared
+                            ? Note::kShared
+                            : Note::kNoListener);
     }
     return sizer_.SpecFor(context);
   }
@@ -286,18 +307,13 @@ class Policy final : public rocksdb::FilterPolicy {
   const std::shared_ptr<const FilterSecret> secret_;
   const std::string name_;
   const std::string id_;
-  // Writes to the database's info LOG, once per database and column
-  // family, whether a level listener plans its filters, and if none how
-  // to add one. A table rebuilt from the WAL at open (reason kRecovery)
-  // comes before any listener event: it says nothing.
+  // What the database's info LOG is told, once per database and column
+  // family: whether a level listener plans the filters, and if none how to
+  // add one.
+  enum class Note { kListened, kNoListener, kShared, kBoundElsewhere };
   void NoteOnce(const rocksdb::FilterBuildingContext& context,
-                internal::ChannelLookup found) const {
-    if (context.info_log == nullptr ||
-        (found != internal::ChannelLookup::kFound &&
-         context.reason != rocksdb::TableFileCreationReason::kFlush &&
-         context.reason != rocksdb::TableFileCreationReason::kCompaction)) {
-      return;
-    }
+                Note note) const {
+    if (context.info_log == nullptr) return;
     {
       std::lock_guard<std::mutex> lock(noted_mu_);
       if (!noted_.insert({context.info_log, context.column_family_name})
@@ -306,14 +322,14 @@ class Policy final : public rocksdb::FilterPolicy {
       }
     }
     const char* cf = context.column_family_name.c_str();
-    switch (found) {
-      case internal::ChannelLookup::kFound:
+    switch (note) {
+      case Note::kListened:
         rocksdb::Log(rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log,
                      "[sstfilter] %s: column family \"%s\" sizes its filters "
                      "on the tree that the level listener (%s) reports",
                      id_.c_str(), cf, kLevelListenerId);
         break;
-      case internal::ChannelLookup::kShared:
+      case Note::kShared:
         rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
                      "[sstfilter] %s: two open databases share this info "
                      "log and have a column family \"%s\": by_level cannot "
@@ -321,7 +337,7 @@ class Policy final : public rocksdb::FilterPolicy {
                      "tree. Fix: give each database its own info_log",
                      id_.c_str(), cf);
         break;
-      case internal::ChannelLookup::kNone:
+      case Note::kNoListener:
         rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
                      "[sstfilter] %s: no level listener follows column "
                      "family \"%s\", so by_level sizes its filters on a "
@@ -333,11 +349,27 @@ class Policy final : public rocksdb::FilterPolicy {
                      "sstfilter::NewRocksDBLevelListener",
                      id_.c_str(), cf, kLevelListenerId, kLevelListenerId);
         break;
+      case Note::kBoundElsewhere:
+        rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
+                     "[sstfilter] %s: this policy has a level listener made "
+                     "by sstfilter::NewRocksDBLevelListener, but this "
+                     "database does not carry one that follows column "
+                     "family \"%s\", so by_level sizes its filters on a "
+                     "model tree, which spends about 20%% more filter memory "
+                     "than asked on trees RocksDB shapes. Fix: add the "
+                     "listener to options.listeners before DB::Open, made "
+                     "for this column family (its column_family argument); "
+                     "one policy and listener per column family and database",
+                     id_.c_str(), cf);
+        break;
     }
   }
 
   // GetBuilderWithContext is const, and learns the tree's levels.
   mutable internal::LevelSizer sizer_;
+  // The model of a database that does not carry the listener made in code
+  // for this policy, which reports to sizer_.
+  mutable internal::LevelSizer model_;
   mutable std::mutex noted_mu_;
   // The (info log, column family) pairs NoteOnce wrote to.
   mutable std::set<std::pair<const rocksdb::Logger*, std::string>> noted_;
@@ -420,11 +452,13 @@ rocksdb::Status NewRocksDBFilterPolicy(
 
 int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
                                   const std::string& /*arg*/) {
-  // "sstfilter", optionally followed by "." and anything: every id of
-  // ours, valid or not, so that a typo is an error, not a silent "no filter".
+  // Every id starting with "sstfilter" (an empty separator followed by
+  // anything): ours, valid or not, so that a typo such as
+  // "sstfilter_bloom:10" is an error, not a silent "no filter". No other
+  // id is claimed.
   library.AddFactory<const rocksdb::FilterPolicy>(
       rocksdb::ObjectLibrary::PatternEntry("sstfilter", true)
-          .AddSeparator(".", false),
+          .AddSeparator("", false),
       [](const std::string& uri,
          std::unique_ptr<const rocksdb::FilterPolicy>* guard,
          std::string* errmsg) -> const rocksdb::FilterPolicy* {

@@ -33,9 +33,13 @@
 // naming "sstfilter.bloom:10" loaded by a program that has not registered
 // the ids gives a table with NO filter, and `ldb compact` run without the
 // plugin rewrites every file without one. Our factory answers a malformed
-// id starting with "sstfilter" with InvalidArgument, which
-// FilterPolicy::CreateFromString returns -- but RocksDB 7.8 itself ignores
-// that error when it parses an OPTIONS file or an escaped option string.
+// id starting with "sstfilter" ("sstfilter_bloom:10" too) with
+// InvalidArgument, which FilterPolicy::CreateFromString returns -- but
+// RocksDB 7.8 itself ignores that error when it parses an OPTIONS file or
+// an escaped option string: with the default ConfigOptions
+// (input_strings_escaped = true), GetBlockBasedTableOptionsFromString
+// returns OK and no filter, whatever ignore_unsupported_options says. Set
+// input_strings_escaped = false to get the error.
 
 #ifndef SSTFILTER_ROCKSDB_H_
 #define SSTFILTER_ROCKSDB_H_
@@ -133,6 +137,12 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
 //   std::shared_ptr<rocksdb::EventListener> listener;
 //   rocksdb::Status s = sstfilter::NewRocksDBLevelListener(policy, &listener);
 //   options.listeners.push_back(listener);  // before DB::Open
+//
+// Either listener writes to a database's info LOG that it is attached, at
+// the start of the database's first flush or compaction. A database that
+// does not carry the listener made for `policy` (or carries one made for
+// another column family) gets the model tree for its tables of `policy`,
+// and its info LOG a warning saying so at its first flush.
 //
 // `policy` must come from this library (NewRocksDBFilterPolicy or an
 // "sstfilter." id it registered); any other policy is an InvalidArgument
