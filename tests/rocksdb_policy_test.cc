@@ -263,7 +263,9 @@ TEST(RocksDBPolicyTest, TableOptionsStringsNameOurPolicy) {
           escaped, in, std::string("filter_policy=") + id, &out);
       EXPECT_TRUE(s.ok() || s.IsInvalidArgument())
           << id << " " << ignore << ": " << s.ToString();
-      if (s.ok()) EXPECT_EQ(out.filter_policy, nullptr) << id << " " << ignore;
+      if (s.ok()) {
+        EXPECT_EQ(out.filter_policy, nullptr) << id << " " << ignore;
+      }
       // The same nested in a column family's options.
       rocksdb::ColumnFamilyOptions cf;
       s = rocksdb::GetColumnFamilyOptionsFromString(
