@@ -116,5 +116,21 @@ TEST(SmallFilterFprTest, BuiltFiltersReadAtThePlannedFpr) {
   ExpectMeasuredFpr("blocked_bloom:10", 846, 40, 20000);
 }
 
+// Where the ceiling gives filters more bytes than their bits, builders
+// write exactly the planned size, and every key matches.
+TEST(SmallFilterFprTest, BuildersWriteThePlannedSize) {
+  for (const char* text : {"ribbon:10", "ribbon:7.3", "ribbon:20:seed=7",
+                           "ribbon:4", "blocked_bloom:10"}) {
+    const FilterSpec spec = test::MustParse(text);
+    std::unique_ptr<FilterBuilder> b;
+    ASSERT_TRUE(NewFilterBuilder(spec, &b).ok());
+    for (uint64_t n = 1; n <= 1200; n += n < 300 ? 1 : 7) {
+      const std::string bytes = test::BuildFilter(spec, n);
+      ASSERT_EQ(bytes.size(), b->FilterSize(n)) << text << " n=" << n;
+      ASSERT_TRUE(test::AllMayMatch(bytes, n)) << text << " n=" << n;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace sstfilter
