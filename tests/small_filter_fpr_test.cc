@@ -48,8 +48,9 @@ TEST(SmallFilterFprTest, EveryPlanKeepsTheLargeFilterFpr) {
   const std::vector<uint64_t> counts = Counts();
   int specs = 0;
   for (FilterKind kind : SpecKinds()) {
-    for (double bits : {4.0, 5.0, 6.0, 7.0, 7.3, 8.0, 9.0, 9.5, 10.0, 11.0,
-                        12.0, 13.0, 14.0, 14.7, 16.0, 18.0, 20.0}) {
+    for (double bits :
+         {4.0,  5.0,  6.0,  7.0,  7.3,  8.0,  9.0,  9.5,  10.0, 11.0, 12.0,
+          13.0, 14.0, 14.7, 16.0, 18.0, 20.0, 24.0, 31.1, 32.0, 48.0, 64.0}) {
       for (uint64_t seed : {0, 7}) {
         FilterSpec spec;
         spec.kind = kind;
@@ -65,7 +66,8 @@ TEST(SmallFilterFprTest, EveryPlanKeepsTheLargeFilterFpr) {
       }
     }
   }
-  EXPECT_GE(specs, 4 * 17 * 2 - 2);  // cuckoo takes 4 bits and more
+  // bloom and blocked_bloom take 22 of the bits, cuckoo and ribbon 20.
+  EXPECT_EQ(specs, 2 * (22 + 22 + 20 + 20));
 }
 
 // The planned FPR is what the bytes do: `filters` filters of n keys each
@@ -120,7 +122,7 @@ TEST(SmallFilterFprTest, BuiltFiltersReadAtThePlannedFpr) {
 // write exactly the planned size, and every key matches.
 TEST(SmallFilterFprTest, BuildersWriteThePlannedSize) {
   for (const char* text : {"ribbon:10", "ribbon:7.3", "ribbon:20:seed=7",
-                           "ribbon:4", "blocked_bloom:10"}) {
+                           "ribbon:4", "ribbon:31.1", "blocked_bloom:10"}) {
     const FilterSpec spec = test::MustParse(text);
     std::unique_ptr<FilterBuilder> b;
     ASSERT_TRUE(NewFilterBuilder(spec, &b).ok());

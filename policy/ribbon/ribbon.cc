@@ -181,9 +181,11 @@ uint64_t DenseBudget(const FilterSpec& spec, uint64_t n, double ceiling) {
                   n * r + (MayUseCompactTrailer(spec) ? 8 : 0));
 }
 
-// The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key).
+// The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key), within
+// `budget` bits; the compact filter that may take the place of a small
+// dense one must reach `ceiling`.
 void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
-               RibbonPlan* rp) {
+               double ceiling, RibbonPlan* rp) {
   // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte (salt,
   // high bit of r - 1) inside the budget, then the columns; the trailer
   // holds the low 4 bits of r - 1. Chosen whenever the payload fits a
@@ -222,11 +224,17 @@ void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
   // would follow this one.
   const uint64_t total =
       plan.payload_bytes + RibbonTrailerBytes(spec, plan.payload_bytes);
+  // (A compact filter whose columns miss `ceiling` is passed over.)
+  const RibbonPlan dense = *rp;
   for (uint64_t p = kMinCompactPayload; p + kCompactTrailerSize <= total; p++) {
     for (uint64_t c = 8 * (p - 1) / n; c >= 1; c--) {
-      if (PlanCompactDense(8 * (p - 1), n, c, p, rp)) return;
+      if (PlanCompactDense(8 * (p - 1), n, c, p, rp)) {
+        if (rp->plan.params.expected_fpr <= ceiling) return;
+        break;
+      }
     }
   }
+  *rp = dense;
 }
 
 // The Bloom filter a ribbon spec writes instead, given the bytes of the
@@ -331,10 +339,10 @@ RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
     const RibbonPlan start = rp;
-    PlanDense(spec, n, budget, &rp);
+    PlanDense(spec, n, budget, ceiling, &rp);
     if (p.expected_fpr > ceiling) {
       rp = start;
-      PlanDense(spec, n, DenseBudget(spec, n, ceiling), &rp);
+      PlanDense(spec, n, DenseBudget(spec, n, ceiling), ceiling, &rp);
     }
     return rp;
   }
