@@ -45,10 +45,21 @@ inline constexpr uint64_t kMinBlockedPayload = 1024;
 // 64 bits. Size queries for more keys answer "too large", never wrap.
 inline constexpr uint64_t kMaxPlanKeys = uint64_t{1} << 52;
 
+// What a spec's bits per key promise (docs/FORMAT.md, "What a spec's
+// bits promise"): an FPR, that of the spec's filter of kLargeFilterKeys
+// keys. No filter a builder writes for the spec, of any n, has an expected
+// FPR above kSmallFilterFprSlack times it: where n * bits_per_key bits
+// would miss that (small filters, whose rounding to whole blocks or slots
+// weighs), the filter takes the fewest bytes that reach it.
+inline constexpr uint64_t kLargeFilterKeys = uint64_t{1} << 20;
+inline constexpr double kSmallFilterFprSlack = 1.1;
+
 // The most bytes, trailer included, a builder writes for n >= 1 keys at
-// `bits_per_key`, for every kind and every n: n * bits_per_key / 8 plus a
-// fixed allowance for the trailer and rounding (docs/FORMAT.md, "Size
-// bound"; a cuckoo spec spends more bits per key than it names).
+// `bits_per_key` where those bits reach the FPR the spec promises:
+// n * bits_per_key / 8 plus a fixed allowance for the trailer and
+// rounding (docs/FORMAT.md, "Size bound"; a cuckoo spec spends more bits
+// per key than it names, and a small filter that needs more bytes to keep
+// its FPR takes them).
 inline constexpr uint64_t kFilterSlackBytes = 40;
 inline uint64_t MaxFilterBytes(uint64_t n, double bits_per_key) {
   return static_cast<uint64_t>(static_cast<double>(n) * bits_per_key / 8) +

@@ -32,6 +32,7 @@
 namespace sstfilter {
 namespace {
 
+using test::FromHex;
 using test::Hex;
 using test::Key;
 using test::MustParse;
@@ -161,18 +162,89 @@ TEST(KeyedFormatTest, GoldenKeyedBloom) {
       test::Unchecked(test::BuildFilter(MustParse("blocked_bloom:10:keyed"),
                                         1000, secret.get()),
                       secret.get());
-  // 20 blocks and the 11-byte trailer would pass the size bound
-  // floor(n b / 8) + 40 = 1290 bytes (docs/FORMAT.md): 19 blocks.
-  ASSERT_EQ(big.size(), 1216u + 11);
-  EXPECT_EQ(Hex(big.substr(1216)),
-            "c009"  // payload_size 1216
+  // 19 blocks and the 11-byte trailer would pass the size bound
+  // floor(n b / 8) + 40 = 1290 bytes (docs/FORMAT.md), but at 9.73 bits
+  // per key miss the spec's FPR ceiling (1.1 times its FPR at 2^20 keys):
+  // 20 blocks, one byte past the bound.
+  ASSERT_EQ(big.size(), 1280u + 11);
+  EXPECT_EQ(Hex(big.substr(1280)),
+            "800a"  // payload_size 1280
             "02"
             "9750a71f"
             "07"  // k
-            "a4"
+            "40"
             "0b"
             "12");  // tag: unchecked, kind 2
-  EXPECT_EQ(Hash64(big), 4348781299143868030ull);
+  EXPECT_EQ(Hash64(big), 11389742648683226772ull);
+}
+
+// The 19-block filter of the same keys that releases before the FPR
+// ceiling wrote (payload_size 1216), with the checked full trailer of
+// format version 4 and the unchecked one of earlier versions: both still read,
+// with the same answers.
+constexpr char kKeyedBlockedPayload1000[] =
+    "eb1fd406ec78d6627c416dc7e0b0536d19845cfd371c9ea530bec7effa11d0790addaf03"
+    "7ef0cbba89272e633e88d5d9e352558cd66bb4b55dd4f51ecf44db85bc7e661ad997dd51"
+    "f4df33a981f775a26cf8cd025432e5d7c3ea02d94aff57454b2ab04ce03817ede6dd9d4d"
+    "40611f5e3e92761188eaf14da82c10745bdf801bcb2455f9502f8cb5503fcfd0d9abd68f"
+    "ea24363d4acc6b635200f3f6d20404cb44a0048eccce42fc97879a809f8c78dff350efaa"
+    "85118d5c3fc6d2e8a6e285e9fe26b7b89bfb0a77134fb85d4c22aec1ff94fce7b38749b1"
+    "b73db41fa069ef114b8ade535cd69704448531c9d997ffcad1f621165b26cb3247a29d36"
+    "31e7f611fc5189daeed82bee9eb25e2da43b895782f07bf7d93f7f3454e010cac36c66a6"
+    "a794584ae6c8dad92a0825e93d5d8b72cad1ea80fe2c0dcc55cd5ac9eab3f9d5dd82f387"
+    "ec42acac315a3666838f6056edfd02b7971e4af5982d60e367e751ccd24fce00848da64a"
+    "8081f719d456bacaea0b5be17d54f806139822ed96f2091efdcf29213a0fe53760530e11"
+    "e9434b392fe2aa8f24ec1a85d2310ee0807be752e7b4790b59e8dfe6aa866b03018b5aaf"
+    "2ead62118e0986f49ce3a017318d6a7379cecb5204878d19a9cbeaef184b6cc1ba8d461c"
+    "673c185ffb8f5fda8bd6c6af5d30d2a6268d31a7711ba1e11d3b90a8283888389bc4e69a"
+    "87025371b49354aa389efe306c8a7cec95bf687ffb96ceed6597181dc1d7996afbff4b99"
+    "d31dfac9ebfb937c33ea429aa4f4bdc943e0a13bb6bd4875b3d44bcb1adaba4b32afa9c5"
+    "76f27e3f03594bf92c682ae5e08d4fbaaa1216398f0005b34708b775771e7429b5a5487b"
+    "f10bd91b2c10d043706329041c7e5401ba3a20f181a259685b89b87d9c9f461e9acf63e3"
+    "c75f69ec96f9fcf8de1fd44a91f0d7c11b53d3bf374c683d5f5a5b8ddd097fe14d265d5e"
+    "b7b3e3c8a8c6d59b96776c6fe6b11f7a15f08d7c14a8b4771070a1fcd1ba80eea3205407"
+    "9a59e1c461359c63879c27b73542ed10bb6ac8102c73d1acc06903296614377d259c56dc"
+    "7a10be5a507e416aea416aa03dcbc6eb65211b6d8527064b9e9635e34117a4045068523e"
+    "4ae490e53610e6acc6bf9c1db0db117279a7a1c337c4f787b994e09dec04cf711c4194e7"
+    "d00d0599e16b157d478e332501d0ee087f2fbb6a3037f342db70017a508da0bf00f4cd16"
+    "b9cb9de580a97a77a79eca36d8c89b5c5cf7e81354a630d693f0ecfba9acdafd6df7a776"
+    "14f2f087bde9fc67f382fd3ecfa5d5064c5087066ed6667094c8cdd61586c25256daabc7"
+    "b7edf430bd96f8664e34bfcc31bb954fb768f8183e2d894ca840d404be01035ce6926630"
+    "1345a0415331e08680b95c27631de6fdf8954a1d1b8a71a4562c39c6858844bc8f7799a4"
+    "8d299e05bb3e1cb9b48abb474a679950bf6d9108d45ebcfb67cc3cf21a495e674abba310"
+    "0d2cc28b0f2c579d15f553f17e5f3e747ce08988dc69a99ea987088e37f9abb5587142d8"
+    "b6d2be8822e6196f44b65c9b33553b91e8e36f2feddb6ef7e16f8fd3ea334d9e4eb2a976"
+    "26363e8fbe8731bd251fa114a31f2dd16162f4b4934f1fabafdf44e8ef7648593a599867"
+    "2db302fdcc0eef334df12b75a34a6f4eab3f7d1b5a3f675615004b282f6fdfb5a61bb1f1"
+    "b85bedf1b7efdbe31987a9f04adee7dcb136ffbfa7c017d8d29e221f";
+
+TEST(KeyedFormatTest, GoldenKeyedBlockedBloomOfEarlierReleases) {
+  const auto secret = MustSecret(kTestSecret);
+  const std::string payload = FromHex(kKeyedBlockedPayload1000);
+  ASSERT_EQ(payload.size(), 1216u);
+  EXPECT_EQ(Hash64(payload + FromHex("c009029750a71f07a40b12")),
+            4348781299143868030ull);
+  for (const char* trailer :
+       {"c009029750a71f07b644150b0e22", "c009029750a71f07a40b12"}) {
+    const std::string bytes = payload + FromHex(trailer);
+    const FilterReader r = FilterReader::Open(bytes, secret.get());
+    ASSERT_TRUE(r.valid()) << trailer;
+    EXPECT_EQ(r.kind(), FilterKind::kBlockedBloom);
+    for (uint64_t i = 0; i < 1000; i++) {
+      ASSERT_TRUE(r.MayMatch(Key(i))) << trailer << " " << i;
+    }
+    int matches = 0;
+    std::string first;
+    for (uint64_t i = 0; i < 100000; i++) {
+      if (!r.MayMatch(test::AbsentKey(i))) continue;
+      if (++matches <= 20) first += std::to_string(i) + ",";
+    }
+    EXPECT_EQ(matches, 1023) << trailer;
+    EXPECT_EQ(first,
+              "180,307,332,337,362,390,701,906,946,964,1099,1196,1466,1541,"
+              "1587,1600,1627,1634,1718,1743,")
+        << trailer;
+  }
 }
 
 // Decodes a keyed standard Bloom filter as docs/FORMAT.md describes it,

@@ -241,8 +241,11 @@ TEST_P(LevelDBPolicyKindTest, TinyBatchesStayTiny) {
     const size_t size = CreateFilter(*p, Keys(0, n)).size();
     EXPECT_EQ(size, b->FilterSize(n)) << "n=" << n;
     // The payload near n * bits_per_key and a trailer of a few bytes: no
-    // 64-byte block minimum, no fixed header of tens of bytes.
-    const double budget = std::ceil(1.25 * n * spec.bits_per_key / 8) + 16;
+    // 64-byte block minimum, no fixed header of tens of bytes. (Up to 1.4
+    // times the bits where they would miss the FPR the spec promises: the
+    // ribbon kind's 65 to a few hundred keys, written as standard Bloom of
+    // ~14.6 bits per key at ribbon:10; docs/FORMAT.md.)
+    const double budget = std::ceil(1.4 * n * spec.bits_per_key / 8) + 16;
     EXPECT_LE(size, budget) << "n=" << n;
   }
 }

@@ -48,6 +48,16 @@ inline std::string Hex(std::string_view s) {
   return out;
 }
 
+// Bytes from lower-case hex (golden bytes).
+inline std::string FromHex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(
+        std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
 // Whether Key(0) .. Key(n - 1) all may match in `bytes` (the
 // no-false-negative property).
 inline bool AllMayMatch(std::string_view bytes, uint64_t n) {

@@ -9,7 +9,12 @@
 //              | "size_ratio=" <decimal> | "l0_files=" <int>
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
-// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). Each option
+// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). It names an
+// FPR, that of the spec's filter of 2^20 keys (ParamsForSpec): every filter
+// a builder writes for the spec, of any number of keys, has an expected FPR
+// at most 1.1 times that. Large filters spend bits_per_key bits per key;
+// a small one whose rounding would miss that spends the fewest more bytes
+// that keep it (docs/FORMAT.md, "What a spec's bits promise"). Each option
 // appears at most once, in any order; size_ratio and l0_files describe the tree
 // of a by_level spec and need "by_level"; salt excludes seed=. Examples:
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"

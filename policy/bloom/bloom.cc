@@ -14,6 +14,19 @@
 namespace sstfilter {
 namespace internal {
 
+double BlockedBloomFprCeiling(const FilterSpec& spec) {
+  // The last spec's, per thread: FilterSize plans neighbouring n in turn.
+  thread_local FilterSpec last;
+  thread_local double last_ceiling = -1;
+  if (last_ceiling < 0 || spec != last) {
+    last = spec;
+    last_ceiling = kSmallFilterFprSlack *
+                   PlanBloomFamily(spec, kLargeFilterKeys, /*with_fpr=*/true)
+                       .params.expected_fpr;
+  }
+  return last_ceiling;
+}
+
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   KindPlan plan = StartPlan(spec, n);
   if (n == 0) return plan;
@@ -25,7 +38,8 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   if (spec.kind == FilterKind::kBlockedBloom &&
       standard_bytes >= kMinBlockedPayload) {
     // Whole blocks: rounded up, unless that would take the filter past
-    // MaxFilterBytes (up to 63 bytes of padding); then rounded down.
+    // MaxFilterBytes (up to 63 bytes of padding); then rounded down if
+    // that keeps the FPR the spec promises (plan.h, kSmallFilterFprSlack).
     uint64_t blocks = static_cast<uint64_t>(
         std::ceil(bits / (8.0 * BlockedBloomImpl::kBlockBytes)));
     Trailer t;
@@ -35,11 +49,24 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
     t.params_size = 1;
     const uint64_t budget = MaxFilterBytes(n, spec.bits_per_key);
     const uint64_t trailer = TrailerSize(t);
+    p.num_probes = BlockedBloomProbes(spec.bits_per_key);
     if (t.payload_size + trailer > budget) {
-      blocks = (budget - trailer) / BlockedBloomImpl::kBlockBytes;
+      const uint64_t down = (budget - trailer) / BlockedBloomImpl::kBlockBytes;
+      // A filter that loses under 1/50 of a bit per key to the rounding
+      // keeps its FPR within 1.01 times (a Bloom filter's FPR falls by at
+      // most a factor e^(ln(2)^2) ~ 1.62 per bit per key), and those of
+      // kLargeFilterKeys and more (the measure) lose under 1/1000; a smaller
+      // one that loses more is checked against the spec's FPR ceiling.
+      const double lost = bits - 8.0 * BlockedBloomImpl::kBlockBytes *
+                                     static_cast<double>(down);
+      if (n >= kLargeFilterKeys || lost < 0.02 * static_cast<double>(n) ||
+          BlockedBloomFpr(8.0 * BlockedBloomImpl::kBlockBytes *
+                              static_cast<double>(down) / n,
+                          p.num_probes) <= BlockedBloomFprCeiling(spec)) {
+        blocks = down;
+      }
     }
     p.kind = FilterKind::kBlockedBloom;
-    p.num_probes = BlockedBloomProbes(spec.bits_per_key);
     plan.payload_bytes = blocks * BlockedBloomImpl::kBlockBytes;
     if (with_fpr) {
       p.expected_fpr = BlockedBloomFpr(

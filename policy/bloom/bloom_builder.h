@@ -20,8 +20,13 @@ namespace sstfilter {
 namespace internal {
 
 // The plan of a bloom or blocked_bloom spec: blocked Bloom from
-// kMinBlockedPayload bytes on, standard Bloom below.
+// kMinBlockedPayload bytes on, standard Bloom below. Its expected FPR is
+// at most kSmallFilterFprSlack times that of the spec's filter of
+// kLargeFilterKeys keys (plan.h): a blocked filter whose rounding down to
+// whole blocks would miss that is rounded up, past MaxFilterBytes.
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr);
+// The expected FPR no blocked_bloom spec's filter exceeds.
+double BlockedBloomFprCeiling(const FilterSpec& spec);
 
 // ln(1/fpr) / ln(2)^2: the bits per key at which a standard Bloom filter
 // with the best real-valued k reaches `fpr`. No filter of fewer bits per

@@ -71,6 +71,35 @@ uint64_t ExpectedSegmentedBlocks(uint64_t n, uint64_t segments) {
       0.5 * static_cast<double>(segments)));
 }
 
+// The fewest columns W of a system of `blocks` blocks in `segments`
+// segments (the banded form: one) whose FPR, SegmentedFpr of r = W /
+// blocks columns and W mod blocks wide blocks, is at most `ceiling`
+// (in (0, 1]). Non-decreasing in blocks and in segments.
+uint64_t MinColumns(uint64_t segments, uint64_t blocks, double ceiling) {
+  // The fewest columns everywhere that reach it: 2^-r <= ceiling.
+  int r = 1;
+  while (r < 64 && std::ldexp(1.0, -r) > ceiling) r++;
+  if (r == 1) return blocks;
+  // r - 1 columns and wide blocks (r columns) for a share of at least
+  // (2^-(r-1) - ceiling) / 2^-r of the keys, if that leaves one narrow.
+  const uint32_t base = static_cast<uint32_t>(r - 1);
+  const double share = std::clamp(2 - std::ldexp(ceiling, r), 0.0, 1.0);
+  const uint64_t spread = blocks > segments ? blocks - segments : 0;
+  uint64_t wide =
+      segments +
+      static_cast<uint64_t>(std::ceil(share * static_cast<double>(spread)));
+  // The share in floating point may be a hair off: step to the exact one.
+  while (wide > 0 &&
+         SegmentedFpr(segments, blocks, base, wide - 1) <= ceiling) {
+    wide--;
+  }
+  while (wide < blocks &&
+         SegmentedFpr(segments, blocks, base, wide) > ceiling) {
+    wide++;
+  }
+  return base * blocks + wide;
+}
+
 }  // namespace
 
 uint64_t RibbonSegmentBlocks(uint64_t n) {
@@ -139,9 +168,24 @@ bool PlanCompactDense(uint64_t column_bits, uint64_t n, uint64_t r,
   return true;
 }
 
-// The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key).
+// The dense forms' bit budget for n <= 64 keys where floor(n b) bits miss
+// `ceiling`: the bits of the fewest columns r that reach it (2^-r <=
+// ceiling) and the compact form's header byte, if more.
+uint64_t DenseBudget(const FilterSpec& spec, uint64_t n, double ceiling) {
+  uint64_t r = 1;
+  while (r < kRibbonMaxColumns &&
+         std::ldexp(1.0, -static_cast<int>(r)) > ceiling) {
+    r++;
+  }
+  return std::max(BudgetBits(spec, n),
+                  n * r + (MayUseCompactTrailer(spec) ? 8 : 0));
+}
+
+// The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key), within
+// `budget` bits; the compact filter that may take the place of a small
+// dense one must reach `ceiling`.
 void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
-               RibbonPlan* rp) {
+               double ceiling, RibbonPlan* rp) {
   // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte (salt,
   // high bit of r - 1) inside the budget, then the columns; the trailer
   // holds the low 4 bits of r - 1. Chosen whenever the payload fits a
@@ -180,11 +224,17 @@ void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
   // would follow this one.
   const uint64_t total =
       plan.payload_bytes + RibbonTrailerBytes(spec, plan.payload_bytes);
+  // (A compact filter whose columns miss `ceiling` is passed over.)
+  const RibbonPlan dense = *rp;
   for (uint64_t p = kMinCompactPayload; p + kCompactTrailerSize <= total; p++) {
     for (uint64_t c = 8 * (p - 1) / n; c >= 1; c--) {
-      if (PlanCompactDense(8 * (p - 1), n, c, p, rp)) return;
+      if (PlanCompactDense(8 * (p - 1), n, c, p, rp)) {
+        if (rp->plan.params.expected_fpr <= ceiling) return;
+        break;
+      }
     }
   }
+  *rp = dense;
 }
 
 // The Bloom filter a ribbon spec writes instead, given the bytes of the
@@ -199,7 +249,7 @@ void PlanBloomInstead(const FilterSpec& spec, uint64_t n, uint64_t total,
 // The segmented form's plan (rp.segmented false if it does not fit: then
 // the banded form).
 void PlanSegmented(uint64_t n, uint64_t budget, uint64_t min_payload,
-                   RibbonPlan* rp) {
+                   double ceiling, RibbonPlan* rp) {
   const uint64_t segments = (n + kRibbonSegmentKeys - 1) / kRibbonSegmentKeys;
   const uint64_t blocks = ExpectedSegmentedBlocks(n, segments);
   // The directory's 64 (S + 1) bits, charged as 128 + floor(64 n / 2^15)
@@ -216,11 +266,21 @@ void PlanSegmented(uint64_t n, uint64_t budget, uint64_t min_payload,
           ? (min_payload - dir_bytes + kRibbonColumnBytes - 1) /
                 kRibbonColumnBytes
           : 0;
-  const uint64_t columns =
+  uint64_t columns =
       std::max<uint64_t>((budget - dir_bits) / 128, floor_columns);
+  // Too few columns for the FPR the spec promises: the fewest that reach
+  // it (non-decreasing in n, as the blocks are).
+  bool raised = false;
+  if (SegmentedFpr(segments, blocks, static_cast<uint32_t>(columns / blocks),
+                   columns % blocks) > ceiling) {
+    const uint64_t need = MinColumns(segments, blocks, ceiling);
+    raised = need > columns;
+    columns = std::max(columns, need);
+  }
   const uint64_t r = columns / blocks;
   if (r == 0 || r >= kRibbonMaxColumns) return;
   rp->segmented = true;
+  rp->raised = raised;
   rp->segments = segments;
   rp->columns = columns;
   rp->slots = blocks * kRibbonWideSlots;
@@ -233,7 +293,42 @@ void PlanSegmented(uint64_t n, uint64_t budget, uint64_t min_payload,
 
 }  // namespace
 
-RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented) {
+namespace {
+
+// The smallest total size, from `lo` and below `hi` bytes, of the standard
+// Bloom filter a ribbon spec would write (BloomSpecOfTotal) for n keys
+// whose FPR is at most `ceiling`; 0 if none is.
+uint64_t BloomTotalWithin(const FilterSpec& spec, uint64_t n, double ceiling,
+                          uint64_t lo, uint64_t hi) {
+  // No standard Bloom filter reaches it in fewer than n ln(1/ceiling) /
+  // ln(2)^2 bits.
+  const double least =
+      static_cast<double>(n) * StandardBloomOptimumBits(ceiling) / 8;
+  uint64_t total = std::max<uint64_t>(
+      lo, static_cast<uint64_t>(least) + kCompactTrailerSize);
+  if (total >= hi) return 0;
+  // Where even the largest candidate misses, none does (the Bloom FPR
+  // falls as the bytes grow): most plans stop here.
+  const FilterSpec top = BloomSpecOfTotal(hi - 1, n, spec);
+  if (PlanBloomFamily(top, n, /*with_fpr=*/true).params.expected_fpr >
+      ceiling) {
+    return 0;
+  }
+  for (; total < hi; total++) {
+    const FilterSpec bloom = BloomSpecOfTotal(total, n, spec);
+    const KindPlan plan = PlanBloomFamily(bloom, n, /*with_fpr=*/true);
+    if (PlannedFilterBytes(plan, bloom) == total &&
+        plan.params.expected_fpr <= ceiling) {
+      return total;
+    }
+  }
+  return 0;
+}
+
+// PlanRibbon's ribbon forms for the FPR ceiling `ceiling` (1: none),
+// and the Bloom filters of their bytes that are more accurate.
+RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
+                           double ceiling) {
   RibbonPlan rp;
   rp.plan = StartPlan(spec, n);
   if (n == 0) return rp;
@@ -243,26 +338,33 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented) {
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
-    PlanDense(spec, n, budget, &rp);
+    const RibbonPlan start = rp;
+    PlanDense(spec, n, budget, ceiling, &rp);
+    if (p.expected_fpr > ceiling) {
+      rp = start;
+      PlanDense(spec, n, DenseBudget(spec, n, ceiling), ceiling, &rp);
+    }
     return rp;
   }
   // Segmented (docs/FORMAT.md), for every filter it fits: no smaller than
   // the dense filter of 64 keys, and non-decreasing in n.
+  uint64_t min_payload = 0;
   if (segmented) {
-    RibbonPlan dense64;
-    PlanDense(spec, kRibbonMaxDenseSlots,
-              BudgetBits(spec, kRibbonMaxDenseSlots), &dense64);
-    PlanSegmented(n, budget, dense64.plan.payload_bytes, &rp);
+    const RibbonPlan dense64 =
+        PlanRibbonForms(spec, kRibbonMaxDenseSlots, segmented, ceiling);
+    min_payload = dense64.plan.payload_bytes;
+    PlanSegmented(n, budget, min_payload, ceiling, &rp);
   }
   if (rp.segmented) {
+    const uint64_t seg_total = PlannedFilterBytes(plan, spec);
     // Below a few hundred keys a Bloom filter of the same bytes may be
     // more accurate (the segment's two blocks are half loaded).
     if (plan.payload_bytes >= kMinBlockedPayload) return rp;
-    const uint64_t seg_total = PlannedFilterBytes(plan, spec);
     RibbonPlan bloom;
     PlanBloomInstead(spec, n, seg_total, &bloom);
     if (PlannedFilterBytes(bloom.plan, bloom.bloom) == seg_total &&
         bloom.plan.params.expected_fpr < p.expected_fpr) {
+      bloom.raised = rp.raised;
       return bloom;
     }
     return rp;
@@ -270,9 +372,18 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented) {
   // Banded, and every Bloom filter written in its place, take 8 W payload
   // bytes and a full ribbon trailer, W = floor(floor(n b) / 64) words:
   // non-decreasing in n, and never below the dense filter of 64 keys.
-  const uint64_t words = budget / 64;
-  const uint64_t total = 8 * words + RibbonTrailerBytes(spec, 8 * words);
+  // Where the builder writes it (filters too large for the segmented
+  // form), W is at least the fewest words that reach the ceiling.
+  uint64_t words = budget / 64;
   const uint64_t blocks = RibbonBandedBlocks(n);
+  if (segmented && blocks < (uint64_t{1} << 32) &&
+      BandedFpr(blocks, static_cast<uint32_t>(words / blocks), words % blocks) >
+          ceiling) {
+    const uint64_t need = MinColumns(1, blocks, ceiling);
+    rp.raised = need > words;
+    words = std::max(words, need);
+  }
+  const uint64_t total = 8 * words + RibbonTrailerBytes(spec, 8 * words);
   uint64_t r = words / blocks;
   if (r == 0 || blocks >= (uint64_t{1} << 32)) {
     // Too few bits for even one column, or too many blocks: Bloom.
@@ -299,6 +410,40 @@ RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented) {
   PlanBloomInstead(spec, n, banded_total, &bloom);
   if (PlannedFilterBytes(bloom.plan, bloom.bloom) == banded_total &&
       bloom.plan.params.expected_fpr < p.expected_fpr) {
+    bloom.raised = rp.raised;
+    return bloom;
+  }
+  return rp;
+}
+
+}  // namespace
+
+double RibbonFprCeiling(const FilterSpec& spec) {
+  return kSmallFilterFprSlack *
+         PlanRibbonForms(spec, kLargeFilterKeys, /*segmented=*/true, 1.0)
+             .plan.params.expected_fpr;
+}
+
+RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented,
+                      double ceiling) {
+  if (ceiling <= 0) ceiling = n == 0 ? 1.0 : RibbonFprCeiling(spec);
+  RibbonPlan rp = PlanRibbonForms(spec, n, segmented, ceiling);
+  if (!rp.raised) return rp;
+  // The budget's bits missed the ceiling, and the ribbon form took more
+  // columns. The smallest standard Bloom filter that reaches it takes its
+  // place if it is smaller (a half-loaded segment of a few hundred keys),
+  // but no smaller than the filter of the budget's bits or the dense
+  // filter of 64 keys (FilterSize is non-decreasing in n).
+  const uint64_t lo = std::max(
+      PlannedFilterBytes(PlanRibbonForms(spec, n, segmented, 1.0).plan, spec),
+      PlannedFilterBytes(
+          PlanRibbonForms(spec, kRibbonMaxDenseSlots, segmented, ceiling).plan,
+          spec));
+  const uint64_t bloom_total =
+      BloomTotalWithin(spec, n, ceiling, lo, PlannedFilterBytes(rp.plan, spec));
+  if (bloom_total != 0) {
+    RibbonPlan bloom;
+    PlanBloomInstead(spec, n, bloom_total, &bloom);
     return bloom;
   }
   return rp;

@@ -58,13 +58,19 @@ struct RibbonPlan {
   uint64_t k = 0;        // banded: blocks with r + 1 columns
   // Segmented: segments and columns W (slots: the expected 128 T).
   bool segmented = false;
+  bool raised = false;  // more columns than the budget's, for the ceiling
   uint64_t segments = 0;
   uint64_t columns = 0;
 };
-// `segmented`: false plans the banded form where the segmented one would
-// be written (tests, and the builder's fallback).
-RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n,
-                      bool segmented = true);
+// Every plan's expected FPR is at most `ceiling`, by default (0)
+// RibbonFprCeiling(spec) (plan.h, kSmallFilterFprSlack): a filter whose
+// n b bits miss it takes the fewest bytes that reach it (1: no ceiling,
+// the plan of n b bits). `segmented`: false plans the banded form where
+// the segmented one would be written (tests, and the builder's fallback),
+// of n b bits for n > 64.
+double RibbonFprCeiling(const FilterSpec& spec);
+RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented = true,
+                      double ceiling = 0);
 
 // How a ribbon construction went, for tests and benchmarks.
 struct RibbonBuildStats {
