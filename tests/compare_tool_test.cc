@@ -342,7 +342,13 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
        "--range_specs"},
       {{"--plot", "--out="}, "--plot needs --out"},
       {{"stray"}, "unexpected argument"},
-      {{"--frobnicate=1"}, "frobnicate"},
+      {{"--frobnicate=1"}, "unknown flag --frobnicate"},
+      {{"--num=abc"}, "--num: \"abc\" is not a valid uint64"},
+      {{"--plot=maybe"}, "--plot: \"maybe\" is not a valid bool"},
+      {{"--threads"}, "--threads needs a value"},
+      {{"--nonum"}, "unknown flag --nonum"},
+      // A flag of a library the tool links (RocksDB's tools) is not ours.
+      {{"--flagfile=/dev/null"}, "unknown flag --flagfile"},
   };
   int i = 0;
   for (const auto& [args, message] : cases) {
@@ -352,7 +358,7 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
     all.insert(all.end(), args.begin(), args.end());
     const ToolResult r = RunTool(dir, all);
     SCOPED_TRACE(args[0]);
-    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
@@ -362,9 +368,69 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
   fs::create_directories(used);
   std::ofstream(used / "results.json") << "{}";  // closed at the ';'
   const ToolResult r = RunTool(dir, {"--out=" + used.string()});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("already holds results"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(used / "results.json"), "{}");
+}
+
+// A results folder that cannot be made or written stops the tool before
+// the first database (the default run would take minutes): exit 2, the
+// problem named, no run started.
+TEST(CompareToolTest, UnwritableOutStopsBeforeAnyWork) {
+  ScratchDir dir;
+  const fs::path file = dir.path() / "a_file";
+  std::ofstream(file) << "x";  // closed at the ';'
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/proc/nope", "--out: cannot make the folder /proc/nope"},
+      {(file / "sub").string(), "--out: cannot make the folder"},
+      {"/proc/self", "--out: cannot write into /proc/self"},
+  };
+  for (const auto& [out, message] : cases) {
+    SCOPED_TRACE(out);
+    // A small run, so that the test stays short if the check were late.
+    const ToolResult r =
+        RunTool(dir, {"--num=1000", "--reads=10", "--engines=leveldb",
+                      "--policies=none", "--progress=true", "--out=" + out});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("runs of"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // A folder that can be made is made at once, empty.
+  const fs::path fresh = dir.path() / "new" / "out";
+  const ToolResult r =
+      RunTool(dir, {"--out=" + fresh.string(), "--engines=mysql"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(fs::exists(fresh));  // a bad flag before it: not made
+}
+
+// --help and --helpfull print this tool's flags only (not those of the
+// libraries it links, nor gflags' own), each with its default, and exit 0.
+TEST(CompareToolTest, HelpPrintsOnlyTheToolsFlags) {
+  ScratchDir dir;
+  const ToolResult help = RunTool(dir, {"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.err, "");
+  for (const char* flag : {"--policies (string, default \"none,",
+                           "--num (uint64, default 1000000)", "--out (string",
+                           "--plot (bool, default false)", "--reads (uint64"}) {
+    EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
+  }
+  int flags = 0;
+  for (const std::string& line : Lines(help.out)) {
+    if (line.rfind("  --", 0) == 0) flags++;
+  }
+  // The tool's own flags (30 today), not RocksDB's tools' ~200.
+  EXPECT_GE(flags, 25);
+  EXPECT_LE(flags, 50);
+  for (const char* other : {"--flagfile", "--fromenv", "--helpxml", "--db "}) {
+    EXPECT_EQ(help.out.find(other), std::string::npos) << other;
+  }
+  for (const char* same : {"--helpfull", "--helpshort", "-h"}) {
+    const ToolResult r = RunTool(dir, {same});
+    EXPECT_EQ(r.exit_code, 0) << same;
+    EXPECT_EQ(r.out, help.out) << same;
+  }
 }
 
 // --workload=range: on natural trees, empty scans with a range filter (or
