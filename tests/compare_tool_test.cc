@@ -308,6 +308,59 @@ TEST(CompareToolTest, SmallComparisonOutputsAgreeAndFiltersSaveReads) {
     EXPECT_EQ(run["build"]["num_entries"], kKeys);
   }
 
+  // Filter build time, split by what made the table: the slices add up to
+  // the total; every key went through one flush; on RocksDB's fixed tree
+  // each level's compaction built filters for exactly that level's keys.
+  const auto builds = TextTable(text, "Filter build");
+  ASSERT_EQ(builds.size(), 4u);  // the runs with a filter
+  for (const json& run : doc["runs"]) {
+    const std::string engine = run["engine"], policy = run["policy"];
+    SCOPED_TRACE(engine + " " + policy);
+    const json& b = run["build"];
+    if (policy == "none") {
+      EXPECT_TRUE(b["build_split"].empty());
+      continue;
+    }
+    ASSERT_FALSE(b["build_split"].empty());
+    double seconds = 0, flush_seconds = 0;
+    uint64_t flushed = 0, filters = 0;
+    std::map<int, uint64_t> compacted;
+    for (const json& s : b["build_split"]) {
+      seconds += s["seconds"].get<double>();
+      filters += s["filters"].get<uint64_t>();
+      if (s["reason"] == "flush") {
+        flushed += s["keys"].get<uint64_t>();
+        flush_seconds += s["seconds"].get<double>();
+      } else {
+        ASSERT_EQ(s["reason"], "compaction");
+        ASSERT_TRUE(s["level"].is_number());
+        compacted[s["level"].get<int>()] += s["keys"].get<uint64_t>();
+      }
+    }
+    EXPECT_NEAR(seconds, b["filter_build_s"].get<double>(), 1e-9);
+    EXPECT_EQ(filters, b["filters_built"].get<uint64_t>());
+    EXPECT_EQ(flushed, static_cast<uint64_t>(kKeys));
+    if (engine == "rocksdb") {
+      std::map<int, uint64_t> level_keys;
+      for (const json& t : b["tables"]) {
+        const int level = t[0].get<int>();
+        if (level > 0) level_keys[level] += t[1].get<uint64_t>();
+      }
+      EXPECT_EQ(compacted, level_keys);
+    }
+    for (const auto& row : csv) {
+      if (row.at("engine") != engine || row.at("policy") != policy) continue;
+      EXPECT_NEAR(Num(row.at("filter_build_flush_s")), flush_seconds,
+                  1e-9 * flush_seconds + 1e-12);
+    }
+    for (const auto& row : builds) {
+      if (row.at("engine") != engine || row.at("policy") != policy) continue;
+      ExpectRounded(row.at("build s"), b["filter_build_s"].get<double>(), 3,
+                    "build s");
+      ExpectRounded(row.at("flush s"), flush_seconds, 3, "flush s");
+    }
+  }
+
   // Charts.
   for (const char* png : {"reads.png", "fpr.png"}) {
     const std::string bytes = ReadFile(out / png);

@@ -18,7 +18,10 @@
 // policy -- built-in or sstfilter -- is wrapped in the harness's
 // InstrumentedPolicy, which delegates everything and adds two
 // measurements: the time spent in its builders' Finish (where filters are
-// built; AddKey only hashes) and every answer of its readers (CountProbes).
+// built; AddKey only hashes), split by the reason (flush, compaction) and
+// level that RocksDB's FilterBuildingContext gives each builder, and every
+// answer of its readers (CountProbes). Built-in and sstfilter policies are
+// timed by the same wrapper, so their build times compare.
 //
 // Tree shape, fixed (the default). Automatic compactions are off and the
 // tree is built the same way for every policy: keys are written in
@@ -334,6 +337,21 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   out->load_seconds = SecondsSince(start);
   out->filter_build_seconds = calls_->build_seconds();
   out->filters_built = calls_->finishes.load();
+  for (int reason = 0; reason < harness::PolicyCalls::kNumReasons; reason++) {
+    for (int level = 0; level <= harness::PolicyCalls::kMaxLevel + 1; level++) {
+      const harness::PolicyCalls::Slot& slot = calls_->slots[reason][level];
+      if (slot.filters.load() == 0) continue;
+      BuildSlice b;
+      b.reason = reason == harness::PolicyCalls::kFlush        ? "flush"
+                 : reason == harness::PolicyCalls::kCompaction ? "compaction"
+                                                               : "other";
+      b.level = level <= harness::PolicyCalls::kMaxLevel ? level : -1;
+      b.nanos = slot.nanos.load();
+      b.keys = slot.keys.load();
+      b.filters = slot.filters.load();
+      out->build_split.push_back(b);
+    }
+  }
 
   err = Measure(out);
   if (!err.ok()) return err;
