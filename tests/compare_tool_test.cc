@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -789,7 +790,8 @@ Expected ExpectedVerdict(const json& doc, const std::string& engine) {
 // The default policies answer "which filter should I use?": the ribbon
 // kind uniform and by_level beside RocksDB's Ribbon at their memory, and
 // beside LevelDB's Bloom at its bytes; the run ends with one line per
-// engine naming the winner and the ratio, which the runs reproduce.
+// engine naming the winner, the reads ratio and the cost ratios (latency,
+// build time), which the runs reproduce.
 TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
   ScratchDir dir;
   const fs::path out = dir.path() / "out";
@@ -862,6 +864,37 @@ TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
                          0),
               0u);
     EXPECT_LT(e.ratio, i == 0 ? 1.0 : 0.45);
+
+    // Beside the reads, what ours costs against the same rival: the absent
+    // phase's p50 and p99 per Get and the filter build time of the load,
+    // ours over the rival's, computed from the runs' rows.
+    const json* pa = FindPhase(doc, v["engine"], (*e.ours)["policy"], "absent");
+    const json* pb =
+        FindPhase(doc, v["engine"], (*e.rival)["policy"], "absent");
+    ASSERT_NE(pa, nullptr);
+    ASSERT_NE(pb, nullptr);
+    const double p50 =
+        (*pa)["p50_us"].get<double>() / (*pb)["p50_us"].get<double>();
+    const double p99 =
+        (*pa)["p99_us"].get<double>() / (*pb)["p99_us"].get<double>();
+    const double ours_build = (*e.ours)["build"]["filter_build_s"];
+    const double rival_build = (*e.rival)["build"]["filter_build_s"];
+    ASSERT_GT(rival_build, 0);
+    EXPECT_DOUBLE_EQ(v["p50_ratio"].get<double>(), p50);
+    EXPECT_DOUBLE_EQ(v["p99_ratio"].get<double>(), p99);
+    EXPECT_DOUBLE_EQ(v["build_ratio"].get<double>(), ours_build / rival_build);
+    char cost[256];
+    std::snprintf(cost, sizeof(cost),
+                  "; cost beside %s: absent-Get latency p50 %.2fx, p99 "
+                  "%.2fx, filter build %.2fx (%.3g s against %.3g s in the "
+                  "load)",
+                  kRivals[i], p50, p99, ours_build / rival_build, ours_build,
+                  rival_build);
+    ASSERT_GE(line.size(), std::strlen(cost));
+    EXPECT_EQ(line.substr(line.size() - std::strlen(cost)), cost);
+    // The cost follows the equal-memory counts.
+    EXPECT_NE(line.find(" absent Gets each)" + std::string(cost)),
+              std::string::npos);
   }
   EXPECT_EQ(doc["verdicts"][0]["ours"], "ribbon:10:by_level");
   EXPECT_EQ(doc["verdicts"][1]["ours"], "ribbon@leveldb:bloom:10");

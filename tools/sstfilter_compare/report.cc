@@ -347,7 +347,8 @@ std::string FormatText(const Report& report) {
   out +=
       "\nVerdict (per engine: our policy with the lowest absent-key reads "
       "relative to the strongest built-in filter given the same filter "
-      "bytes, X@Y)\n";
+      "bytes, X@Y; its cost beside that filter: absent-Get latency and "
+      "filter build time, ours over the built-in's)\n";
   for (const Verdict& v : Verdicts(report)) out += v.text + "\n";
   return out;
 }
@@ -515,6 +516,9 @@ Json VerdictJson(const Verdict& v) {
   out["rival"] = v.rival->label;
   out["ratio"] = JsonMaybe(v.ratio);
   out["bytes_ratio"] = v.bytes_ratio;
+  out["p50_ratio"] = JsonMaybe(v.p50_ratio);
+  out["p99_ratio"] = JsonMaybe(v.p99_ratio);
+  out["build_ratio"] = JsonMaybe(v.build_ratio);
   return out;
 }
 
