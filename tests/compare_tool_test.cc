@@ -458,6 +458,53 @@ TEST(CompareToolTest, UnwritableOutStopsBeforeAnyWork) {
   EXPECT_FALSE(fs::exists(fresh));  // a bad flag before it: not made
 }
 
+// --predict_build times each run's builders outside the database, per
+// flush and compaction level, and predicts the load's build time from
+// that ns/key and the keys each built: every slice gets a positive
+// ns/key, the run's prediction is their sum, and the table shows it beside
+// the measured time. (How close it comes is timing, not checked here.)
+TEST(CompareToolTest, PredictBuildPutsAPredictionBesideEachSlice) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir, {"--num=20000", "--reads=100", "--phase_seconds=0",
+            "--phases=absent", "--policies=rocksdb:bloom:10,ribbon:10",
+            "--predict_build", "--out=" + out.string(), "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  ASSERT_EQ(doc["runs"].size(), 3u);  // rocksdb:bloom:10 on RocksDB only
+  for (const json& run : doc["runs"]) {
+    SCOPED_TRACE(run["engine"].get<std::string>() + " " +
+                 run["policy"].get<std::string>());
+    const json& b = run["build"];
+    ASSERT_FALSE(b["build_split"].empty());
+    double sum = 0;
+    for (const json& s : b["build_split"]) {
+      ASSERT_TRUE(s["predicted_ns_per_key"].is_number());
+      EXPECT_GT(s["predicted_ns_per_key"].get<double>(), 0);
+      EXPECT_NEAR(s["predicted_seconds"].get<double>(),
+                  s["predicted_ns_per_key"].get<double>() *
+                      s["keys"].get<double>() * 1e-9,
+                  1e-12);
+      sum += s["predicted_seconds"].get<double>();
+    }
+    EXPECT_NEAR(b["predicted_build_s"].get<double>(), sum, 1e-12);
+  }
+  const auto builds = TextTable(ReadFile(out / "results.txt"), "Filter build");
+  ASSERT_EQ(builds.size(), 3u);
+  for (size_t i = 0; i < builds.size(); i++) {
+    const json& b = doc["runs"][i]["build"];
+    ExpectRounded(builds[i].at("predicted s"),
+                  b["predicted_build_s"].get<double>(), 3, "predicted s");
+    if (b["filter_build_s"].get<double>() > 0) {
+      ExpectRounded(builds[i].at("predicted x"),
+                    b["predicted_build_s"].get<double>() /
+                        b["filter_build_s"].get<double>(),
+                    2, "predicted x");
+    }
+  }
+}
+
 // --help and --helpfull print this tool's flags only (not those of the
 // libraries it links, nor gflags' own), each with its default, and exit 0.
 TEST(CompareToolTest, HelpPrintsOnlyTheToolsFlags) {

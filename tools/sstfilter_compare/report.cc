@@ -127,6 +127,16 @@ BuildSlice SumOf(const BuildResult& b, const std::string& reason) {
   return sum;
 }
 
+// The predicted build seconds of a run (--predict_build), or -1.
+double PredictedSeconds(const BuildResult& b) {
+  double sum = 0;
+  for (const BuildSlice& s : b.build_split) {
+    if (s.predicted_seconds() < 0) return -1;
+    sum += s.predicted_seconds();
+  }
+  return b.build_split.empty() ? -1 : sum;
+}
+
 double NanosPerKey(const BuildSlice& s) {
   return s.keys == 0
              ? -1
@@ -214,27 +224,52 @@ std::string LookupsText(const Report& report) {
 // Where filter building went: flushes and compactions (by output level),
 // or "" if no run built a filter.
 std::string BuildText(const Report& report) {
-  TextTable build({"engine", "policy", "build s", "flush s", "flush %",
-                   "compaction s", "by table (s)", "flush ns/key",
-                   "compaction ns/key"});
+  bool predicted = false;
+  for (const PolicyRun& r : report.runs) {
+    predicted = predicted || PredictedSeconds(r.build) >= 0;
+  }
+  std::vector<std::string> header = {
+      "engine",  "policy",       "build s",      "flush s",
+      "flush %", "compaction s", "flush ns/key", "compaction ns/key"};
+  if (predicted) {
+    header.push_back("predicted s");
+    header.push_back("predicted x");
+  }
+  header.push_back("by table (s)");
+  TextTable build(header);
   for (const PolicyRun& r : report.runs) {
     if (r.skipped || r.build.build_split.empty()) continue;
     const BuildSlice flush = SumOf(r.build, "flush");
     const BuildSlice compaction = SumOf(r.build, "compaction");
     const double all = r.build.filter_build_seconds;
-    build.Add({r.engine, r.label, Printf("%.3f", all),
-               Printf("%.3f", flush.seconds()),
-               Printf("%.1f", all > 0 ? 100 * flush.seconds() / all : 0.0),
-               Printf("%.3f", compaction.seconds()), SplitText(r.build, "%.3f"),
-               OrDash(NanosPerKey(flush), "%.1f"),
-               OrDash(NanosPerKey(compaction), "%.1f")});
+    std::vector<std::string> row = {
+        r.engine,
+        r.label,
+        Printf("%.3f", all),
+        Printf("%.3f", flush.seconds()),
+        Printf("%.1f", all > 0 ? 100 * flush.seconds() / all : 0.0),
+        Printf("%.3f", compaction.seconds()),
+        OrDash(NanosPerKey(flush), "%.1f"),
+        OrDash(NanosPerKey(compaction), "%.1f")};
+    if (predicted) {
+      const double p = PredictedSeconds(r.build);
+      row.push_back(OrDash(p, "%.3f"));
+      row.push_back(OrDash(p < 0 || all <= 0 ? -1 : p / all, "%.2f"));
+    }
+    row.push_back(SplitText(r.build, "%.3f"));
+    build.Add(row);
   }
   if (build.size() == 0) return "";
   return "\nFilter build (seconds inside the filter builders, by what made "
          "the table: flushes, or compactions by the level they write, L<n>; "
          "ns/key: per key the filters were built for, a key counted each "
-         "time it is rebuilt)\n" +
-         build.Render();
+         "time it is rebuilt" +
+         std::string(predicted
+                         ? "; predicted: the keys of each flush and level x "
+                           "the ns/key of the same builders outside the "
+                           "database, x: over the measured"
+                         : "") +
+         ")\n" + build.Render();
 }
 
 // The filter bits per key each level of a run's tree got, or "" if no run
@@ -360,6 +395,7 @@ std::string FormatCsv(const Report& report) {
       "bits_per_key_memory,keys_per_filter,filter_bytes,num_filters,load_s,"
       "filter_build_s,build_share,filter_build_flush_s,"
       "filter_build_compaction_s,filter_build_other_s,filter_build_by_table,"
+      "filter_build_predicted_s,"
       "tree,phase,ops,calls,found,seconds,"
       "time_capped,probes_per_op,fpr,reads_per_op,ratio_vs_base,bytes_per_op,"
       "ops_per_s,p50_us,p99_us\n";
@@ -385,6 +421,7 @@ std::string FormatCsv(const Report& report) {
           Num(SumOf(r.build, "compaction").seconds()),
           Num(SumOf(r.build, "other").seconds()),
           SplitText(r.build, "%.10g"),
+          CsvMaybe(PredictedSeconds(r.build)),
           Tree(r.build),
           PhaseName(p.phase),
           Num(p.ops),
@@ -423,18 +460,22 @@ Json BuildJson(const PolicyRun& r, uint64_t n) {
   // Filter building by what made the table.
   Json split = Json::array();
   for (const BuildSlice& s : b.build_split) {
-    split.push_back({{"reason", s.reason},
-                     {"level", s.level < 0 ? Json(nullptr) : Json(s.level)},
-                     {"seconds", s.seconds()},
-                     {"keys", s.keys},
-                     {"filters", s.filters},
-                     {"ns_per_key", JsonMaybe(NanosPerKey(s))}});
+    split.push_back(
+        {{"reason", s.reason},
+         {"level", s.level < 0 ? Json(nullptr) : Json(s.level)},
+         {"seconds", s.seconds()},
+         {"keys", s.keys},
+         {"filters", s.filters},
+         {"ns_per_key", JsonMaybe(NanosPerKey(s))},
+         {"predicted_ns_per_key", JsonMaybe(s.predicted_ns_per_key)},
+         {"predicted_seconds", JsonMaybe(s.predicted_seconds())}});
   }
   return {
       {"load_s", b.load_seconds},
       {"filter_build_s", b.filter_build_seconds},
       {"build_share", r.build_share()},
       {"build_split", split},
+      {"predicted_build_s", JsonMaybe(PredictedSeconds(b))},
       {"filters_built", b.filters_built},
       {"filter_block_bytes", b.filter_block_bytes},
       {"filter_bytes", b.filter_bytes},
