@@ -38,15 +38,31 @@ class CountingFile : public rocksdb::FSRandomAccessFileOwnerWrapper {
   }
 };
 
+// The slot of `calls` for a builder made with `context`.
+PolicyCalls::Slot* SlotFor(const rocksdb::FilterBuildingContext& context,
+                           PolicyCalls* calls) {
+  using Reason = rocksdb::TableFileCreationReason;
+  const int reason = context.reason == Reason::kFlush ? PolicyCalls::kFlush
+                     : context.reason == Reason::kCompaction
+                         ? PolicyCalls::kCompaction
+                         : PolicyCalls::kOther;
+  const int level = context.level_at_creation;
+  return &calls->slots[reason][level >= 0 && level <= PolicyCalls::kMaxLevel
+                                   ? level
+                                   : PolicyCalls::kMaxLevel + 1];
+}
+
 // Forwards every virtual of the RocksDB generation built against; counts
-// keys and times Finish.
+// keys and times Finish, in total and in the slot of the builder's context.
 class TimedBuilder final : public internal::ForwardingBitsBuilder {
  public:
-  TimedBuilder(rocksdb::FilterBitsBuilder* inner, PolicyCalls* calls)
-      : ForwardingBitsBuilder(inner), calls_(calls) {}
+  TimedBuilder(rocksdb::FilterBitsBuilder* inner, PolicyCalls* calls,
+               PolicyCalls::Slot* slot)
+      : ForwardingBitsBuilder(inner), calls_(calls), slot_(slot) {}
 
   void AddKey(const rocksdb::Slice& key) override {
     calls_->keys_added.fetch_add(1, std::memory_order_relaxed);
+    keys_++;
     inner()->AddKey(key);
   }
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override {
@@ -67,12 +83,18 @@ class TimedBuilder final : public internal::ForwardingBitsBuilder {
   void Record(Clock::time_point start) {
     const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(
         Clock::now() - start);
-    calls_->build_nanos.fetch_add(static_cast<uint64_t>(nanos.count()),
-                                  std::memory_order_relaxed);
+    const auto n = static_cast<uint64_t>(nanos.count());
+    calls_->build_nanos.fetch_add(n, std::memory_order_relaxed);
     calls_->finishes.fetch_add(1, std::memory_order_relaxed);
+    slot_->nanos.fetch_add(n, std::memory_order_relaxed);
+    slot_->keys.fetch_add(keys_, std::memory_order_relaxed);
+    slot_->filters.fetch_add(1, std::memory_order_relaxed);
+    keys_ = 0;
   }
 
   PolicyCalls* const calls_;
+  PolicyCalls::Slot* const slot_;
+  uint64_t keys_ = 0;  // added since the last Finish
 };
 
 class CountingReader final : public rocksdb::FilterBitsReader {
@@ -116,7 +138,8 @@ rocksdb::FilterBitsBuilder* InstrumentedPolicy::GetBuilderWithContext(
   rocksdb::FilterBitsBuilder* b = inner_->GetBuilderWithContext(context);
   if (b == nullptr) return nullptr;
   calls_->builders.fetch_add(1, std::memory_order_relaxed);
-  return new TimedBuilder(b, calls_);  // RocksDB takes ownership
+  // RocksDB takes ownership.
+  return new TimedBuilder(b, calls_, SlotFor(context, calls_));
 }
 
 rocksdb::FilterBitsReader* InstrumentedPolicy::GetFilterBitsReader(

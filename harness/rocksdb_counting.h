@@ -9,7 +9,8 @@
 // InstrumentedPolicy: delegates everything to an inner policy (so files
 // carry the inner policy's names and format) and counts what RocksDB asks
 // of it: builders made, keys added, filters finished and the time spent in
-// Finish (where filters are built; AddKey only hashes), readers made (in
+// Finish (where filters are built; AddKey only hashes), also split by the
+// reason and level of each builder's FilterBuildingContext, readers made (in
 // PolicyCalls, shared by all threads), and every reader answer (through
 // CountProbes, on the thread that asked). It declares RocksDB's
 // FilterBitsBuilder/FilterBitsReader through the adapter's ABI header.
@@ -48,6 +49,17 @@ struct PolicyCalls {
   std::atomic<uint64_t> finishes{0};     // filters built
   std::atomic<uint64_t> build_nanos{0};  // inside the builders' Finish
   std::atomic<uint64_t> readers{0};
+
+  // The same filters split by what made their table, as the builder's
+  // FilterBuildingContext says: its reason and level_at_creation.
+  enum Reason { kFlush, kCompaction, kOther, kNumReasons };
+  static constexpr int kMaxLevel = 7;  // deeper or unknown: kMaxLevel + 1
+  struct Slot {
+    std::atomic<uint64_t> nanos{0};    // inside Finish
+    std::atomic<uint64_t> keys{0};     // keys added to the builders
+    std::atomic<uint64_t> filters{0};  // filters finished
+  };
+  Slot slots[kNumReasons][kMaxLevel + 2];
 
   double build_seconds() const {
     return static_cast<double>(build_nanos.load()) * 1e-9;

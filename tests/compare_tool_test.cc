@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -309,6 +310,59 @@ TEST(CompareToolTest, SmallComparisonOutputsAgreeAndFiltersSaveReads) {
     EXPECT_EQ(run["build"]["num_entries"], kKeys);
   }
 
+  // Filter build time, split by what made the table: the slices add up to
+  // the total; every key went through one flush; on RocksDB's fixed tree
+  // each level's compaction built filters for exactly that level's keys.
+  const auto builds = TextTable(text, "Filter build");
+  ASSERT_EQ(builds.size(), 4u);  // the runs with a filter
+  for (const json& run : doc["runs"]) {
+    const std::string engine = run["engine"], policy = run["policy"];
+    SCOPED_TRACE(engine + " " + policy);
+    const json& b = run["build"];
+    if (policy == "none") {
+      EXPECT_TRUE(b["build_split"].empty());
+      continue;
+    }
+    ASSERT_FALSE(b["build_split"].empty());
+    double seconds = 0, flush_seconds = 0;
+    uint64_t flushed = 0, filters = 0;
+    std::map<int, uint64_t> compacted;
+    for (const json& s : b["build_split"]) {
+      seconds += s["seconds"].get<double>();
+      filters += s["filters"].get<uint64_t>();
+      if (s["reason"] == "flush") {
+        flushed += s["keys"].get<uint64_t>();
+        flush_seconds += s["seconds"].get<double>();
+      } else {
+        ASSERT_EQ(s["reason"], "compaction");
+        ASSERT_TRUE(s["level"].is_number());
+        compacted[s["level"].get<int>()] += s["keys"].get<uint64_t>();
+      }
+    }
+    EXPECT_NEAR(seconds, b["filter_build_s"].get<double>(), 1e-9);
+    EXPECT_EQ(filters, b["filters_built"].get<uint64_t>());
+    EXPECT_EQ(flushed, static_cast<uint64_t>(kKeys));
+    if (engine == "rocksdb") {
+      std::map<int, uint64_t> level_keys;
+      for (const json& t : b["tables"]) {
+        const int level = t[0].get<int>();
+        if (level > 0) level_keys[level] += t[1].get<uint64_t>();
+      }
+      EXPECT_EQ(compacted, level_keys);
+    }
+    for (const auto& row : csv) {
+      if (row.at("engine") != engine || row.at("policy") != policy) continue;
+      EXPECT_NEAR(Num(row.at("filter_build_flush_s")), flush_seconds,
+                  1e-9 * flush_seconds + 1e-12);
+    }
+    for (const auto& row : builds) {
+      if (row.at("engine") != engine || row.at("policy") != policy) continue;
+      ExpectRounded(row.at("build s"), b["filter_build_s"].get<double>(), 3,
+                    "build s");
+      ExpectRounded(row.at("flush s"), flush_seconds, 3, "flush s");
+    }
+  }
+
   // Charts.
   for (const char* png : {"reads.png", "fpr.png"}) {
     const std::string bytes = ReadFile(out / png);
@@ -343,7 +397,13 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
        "--range_specs"},
       {{"--plot", "--out="}, "--plot needs --out"},
       {{"stray"}, "unexpected argument"},
-      {{"--frobnicate=1"}, "frobnicate"},
+      {{"--frobnicate=1"}, "unknown flag --frobnicate"},
+      {{"--num=abc"}, "--num: \"abc\" is not a valid uint64"},
+      {{"--plot=maybe"}, "--plot: \"maybe\" is not a valid bool"},
+      {{"--threads"}, "--threads needs a value"},
+      {{"--nonum"}, "unknown flag --nonum"},
+      // A flag of a library the tool links (RocksDB's tools) is not ours.
+      {{"--flagfile=/dev/null"}, "unknown flag --flagfile"},
   };
   int i = 0;
   for (const auto& [args, message] : cases) {
@@ -353,7 +413,7 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
     all.insert(all.end(), args.begin(), args.end());
     const ToolResult r = RunTool(dir, all);
     SCOPED_TRACE(args[0]);
-    EXPECT_NE(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
@@ -363,9 +423,116 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
   fs::create_directories(used);
   std::ofstream(used / "results.json") << "{}";  // closed at the ';'
   const ToolResult r = RunTool(dir, {"--out=" + used.string()});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("already holds results"), std::string::npos) << r.err;
   EXPECT_EQ(ReadFile(used / "results.json"), "{}");
+}
+
+// A results folder that cannot be made or written stops the tool before
+// the first database (the default run would take minutes): exit 2, the
+// problem named, no run started.
+TEST(CompareToolTest, UnwritableOutStopsBeforeAnyWork) {
+  ScratchDir dir;
+  const fs::path file = dir.path() / "a_file";
+  std::ofstream(file) << "x";  // closed at the ';'
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"/proc/nope", "--out: cannot make the folder /proc/nope"},
+      {(file / "sub").string(), "--out: cannot make the folder"},
+      {"/proc/self", "--out: cannot write into /proc/self"},
+  };
+  for (const auto& [out, message] : cases) {
+    SCOPED_TRACE(out);
+    // A small run, so that the test stays short if the check were late.
+    const ToolResult r =
+        RunTool(dir, {"--num=1000", "--reads=10", "--engines=leveldb",
+                      "--policies=none", "--progress=true", "--out=" + out});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("runs of"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  // A folder that can be made is made at once, empty.
+  const fs::path fresh = dir.path() / "new" / "out";
+  const ToolResult r =
+      RunTool(dir, {"--out=" + fresh.string(), "--engines=mysql"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_FALSE(fs::exists(fresh));  // a bad flag before it: not made
+}
+
+// --predict_build times each run's builders outside the database, per
+// flush and compaction level, and predicts the load's build time from
+// that ns/key and the keys each built: every slice gets a positive
+// ns/key, the run's prediction is their sum, and the table shows it beside
+// the measured time. (How close it comes is timing, not checked here.)
+TEST(CompareToolTest, PredictBuildPutsAPredictionBesideEachSlice) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir, {"--num=20000", "--reads=100", "--phase_seconds=0",
+            "--phases=absent", "--policies=rocksdb:bloom:10,ribbon:10",
+            "--predict_build", "--out=" + out.string(), "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  ASSERT_EQ(doc["runs"].size(), 3u);  // rocksdb:bloom:10 on RocksDB only
+  for (const json& run : doc["runs"]) {
+    SCOPED_TRACE(run["engine"].get<std::string>() + " " +
+                 run["policy"].get<std::string>());
+    const json& b = run["build"];
+    ASSERT_FALSE(b["build_split"].empty());
+    double sum = 0;
+    for (const json& s : b["build_split"]) {
+      ASSERT_TRUE(s["predicted_ns_per_key"].is_number());
+      EXPECT_GT(s["predicted_ns_per_key"].get<double>(), 0);
+      EXPECT_NEAR(s["predicted_seconds"].get<double>(),
+                  s["predicted_ns_per_key"].get<double>() *
+                      s["keys"].get<double>() * 1e-9,
+                  1e-12);
+      sum += s["predicted_seconds"].get<double>();
+    }
+    EXPECT_NEAR(b["predicted_build_s"].get<double>(), sum, 1e-12);
+  }
+  const auto builds = TextTable(ReadFile(out / "results.txt"), "Filter build");
+  ASSERT_EQ(builds.size(), 3u);
+  for (size_t i = 0; i < builds.size(); i++) {
+    const json& b = doc["runs"][i]["build"];
+    ExpectRounded(builds[i].at("predicted s"),
+                  b["predicted_build_s"].get<double>(), 3, "predicted s");
+    if (b["filter_build_s"].get<double>() > 0) {
+      ExpectRounded(builds[i].at("predicted x"),
+                    b["predicted_build_s"].get<double>() /
+                        b["filter_build_s"].get<double>(),
+                    2, "predicted x");
+    }
+  }
+}
+
+// --help and --helpfull print this tool's flags only (not those of the
+// libraries it links, nor gflags' own), each with its default, and exit 0.
+TEST(CompareToolTest, HelpPrintsOnlyTheToolsFlags) {
+  ScratchDir dir;
+  const ToolResult help = RunTool(dir, {"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.err, "");
+  for (const char* flag : {"--policies (string, default \"none,",
+                           "--num (uint64, default 1000000)", "--out (string",
+                           "--plot (bool, default false)", "--reads (uint64"}) {
+    EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
+  }
+  int flags = 0;
+  for (const std::string& line : Lines(help.out)) {
+    if (line.rfind("  --", 0) == 0) flags++;
+  }
+  // The tool's own flags (30 today), not RocksDB's tools' ~200.
+  EXPECT_GE(flags, 25);
+  EXPECT_LE(flags, 50);
+  for (const char* other : {"--flagfile", "--fromenv", "--helpxml", "--db "}) {
+    EXPECT_EQ(help.out.find(other), std::string::npos) << other;
+  }
+  for (const char* same : {"--helpfull", "--helpshort", "-h"}) {
+    const ToolResult r = RunTool(dir, {same});
+    EXPECT_EQ(r.exit_code, 0) << same;
+    EXPECT_EQ(r.out, help.out) << same;
+  }
 }
 
 // --workload=range: on natural trees, empty scans with a range filter (or
@@ -688,7 +855,8 @@ Expected ExpectedVerdict(const json& doc, const std::string& engine) {
 // The default policies answer "which filter should I use?": the ribbon
 // kind uniform and by_level beside RocksDB's Ribbon at their memory, and
 // beside LevelDB's Bloom at its bytes; the run ends with one line per
-// engine naming the winner and the ratio, which the runs reproduce.
+// engine naming the winner, the reads ratio and the cost ratios (latency,
+// build time), which the runs reproduce.
 TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
   ScratchDir dir;
   const fs::path out = dir.path() / "out";
@@ -761,6 +929,37 @@ TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
                          0),
               0u);
     EXPECT_LT(e.ratio, i == 0 ? 1.0 : 0.45);
+
+    // Beside the reads, what ours costs against the same rival: the absent
+    // phase's p50 and p99 per Get and the filter build time of the load,
+    // ours over the rival's, computed from the runs' rows.
+    const json* pa = FindPhase(doc, v["engine"], (*e.ours)["policy"], "absent");
+    const json* pb =
+        FindPhase(doc, v["engine"], (*e.rival)["policy"], "absent");
+    ASSERT_NE(pa, nullptr);
+    ASSERT_NE(pb, nullptr);
+    const double p50 =
+        (*pa)["p50_us"].get<double>() / (*pb)["p50_us"].get<double>();
+    const double p99 =
+        (*pa)["p99_us"].get<double>() / (*pb)["p99_us"].get<double>();
+    const double ours_build = (*e.ours)["build"]["filter_build_s"];
+    const double rival_build = (*e.rival)["build"]["filter_build_s"];
+    ASSERT_GT(rival_build, 0);
+    EXPECT_DOUBLE_EQ(v["p50_ratio"].get<double>(), p50);
+    EXPECT_DOUBLE_EQ(v["p99_ratio"].get<double>(), p99);
+    EXPECT_DOUBLE_EQ(v["build_ratio"].get<double>(), ours_build / rival_build);
+    char cost[256];
+    std::snprintf(cost, sizeof(cost),
+                  "; cost beside %s: absent-Get latency p50 %.2fx, p99 "
+                  "%.2fx, filter build %.2fx (%.3g s against %.3g s in the "
+                  "load)",
+                  kRivals[i], p50, p99, ours_build / rival_build, ours_build,
+                  rival_build);
+    ASSERT_GE(line.size(), std::strlen(cost));
+    EXPECT_EQ(line.substr(line.size() - std::strlen(cost)), cost);
+    // The cost follows the equal-memory counts.
+    EXPECT_NE(line.find(" absent Gets each)" + std::string(cost)),
+              std::string::npos);
   }
   EXPECT_EQ(doc["verdicts"][0]["ours"], "ribbon:10:by_level");
   EXPECT_EQ(doc["verdicts"][1]["ours"], "ribbon@leveldb:bloom:10");

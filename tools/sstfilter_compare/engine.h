@@ -43,11 +43,35 @@ inline Status EngineError(const std::string& what, const std::string& message) {
 // the common ones, for cross-checks. Summed over threads.
 using EngineCounters = std::map<std::string, uint64_t>;
 
+// Filter building for the tables of one kind: made by flushes, or by
+// compactions into one level.
+struct BuildSlice {
+  std::string reason;  // "flush", "compaction", "other" (e.g. recovery)
+  int level = -1;      // of the table when made; -1: not known
+  uint64_t nanos = 0;  // inside the policy's builders
+  uint64_t keys = 0;   // keys the filters were built for
+  uint64_t filters = 0;
+  // --predict_build: ns per key of the same builder outside the database
+  // (Engine::TimeFilterBuild), or -1.
+  double predicted_ns_per_key = -1;
+
+  double seconds() const { return static_cast<double>(nanos) * 1e-9; }
+  // keys x predicted_ns_per_key, or -1.
+  double predicted_seconds() const {
+    return predicted_ns_per_key < 0
+               ? -1
+               : predicted_ns_per_key * static_cast<double>(keys) * 1e-9;
+  }
+};
+
 // What Build measured.
 struct BuildResult {
   double load_seconds = 0;          // writes, flushes, compactions, settling
   double filter_build_seconds = 0;  // inside the policy's builders (summed)
   uint64_t filters_built = 0;       // including ones compactions discarded
+  // filter_build_seconds split by what made the tables, flushes first,
+  // then compactions by output level; slices with no filter are left out.
+  std::vector<BuildSlice> build_split;
   // The filters of the finished database, on disk.
   uint64_t filter_block_bytes = 0;  // everything filter-related in the tables
   uint64_t filter_bytes = 0;        // the filters alone (no per-table index)
@@ -99,6 +123,16 @@ class Engine {
   // (for sizing X@Y).
   virtual Status BuiltinFilterBytes(const Policy& policy, int level,
                                     uint64_t num_keys, uint64_t* bytes) = 0;
+
+  // A micro-benchmark of the engine's builder for `policy`, outside any
+  // database: builds `filters` filters of `keys_per_filter` keys each
+  // (16-byte keys) for a table made as `slice` says (RocksDB: its reason
+  // and level in the builder's context; LevelDB has neither), timing only
+  // what the load times (RocksDB: Finish; LevelDB: CreateFilter), and sets
+  // *ns_per_key to the time over the keys.
+  virtual Status TimeFilterBuild(const Policy& policy, const BuildSlice& slice,
+                                 uint64_t keys_per_filter, uint64_t filters,
+                                 double* ns_per_key) = 0;
 
   // Closes the database (waiting for background work). Idempotent.
   virtual Status Close() = 0;

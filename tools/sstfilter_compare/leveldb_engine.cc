@@ -12,8 +12,10 @@
 // the lookups, so the counted reads are data blocks.
 //
 // Filters. The policy is wrapped in one that delegates (same Name(), so the
-// same "filter.<name>" meta block) and adds the time spent in CreateFilter
-// and every KeyMayMatch answer (CountProbes). On-disk filter sizes are read
+// same "filter.<name>" meta block) and adds the time spent in CreateFilter,
+// split by the job that built the table (flush or compaction into a level,
+// from the info log: JobLogger), and every KeyMayMatch answer
+// (CountProbes). On-disk filter sizes are read
 // from the finished tables: footer -> metaindex block -> "filter.<name>"
 // handle -> filter block, whose offset array gives every filter's length
 // (the table layout of LevelDB's doc/table_format.md).
@@ -37,6 +39,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -126,6 +129,43 @@ class CountingEnv final : public harness::CountingEnv {
   std::vector<Job> held_;
 };
 
+// --- what the building thread is doing
+// ----------------------------------------
+
+// LevelDB tells a filter policy nothing about the table it builds for, but
+// it logs each job to its info log on the thread that runs it, just before
+// the tables: "Level-0 table #N: started" for a memtable written to a table
+// (a flush), "Level-0 table #N: <bytes> bytes <status>" when that ends, and
+// "Compacting a@L + b@L+1 files" for a compaction into level L+1. This
+// Logger keeps, per thread, the job it last saw (and discards the text).
+struct Job {
+  const char* reason = "other";
+  int level = -1;
+};
+thread_local Job current_job;
+
+class JobLogger final : public leveldb::Logger {
+ public:
+  void Logv(const char* format, va_list ap) override {
+    static thread_local Job before_flush;
+    if (std::strcmp(format, "Level-0 table #%llu: started") == 0) {
+      before_flush = current_job;  // a flush may run inside a compaction
+      current_job = {"flush", -1};
+    } else if (std::strncmp(format, "Level-0 table #%llu: %lld bytes", 31) ==
+               0) {
+      current_job = before_flush;
+    } else if (std::strcmp(format, "Compacting %d@%d + %d@%d files") == 0) {
+      va_list copy;
+      va_copy(copy, ap);
+      (void)va_arg(copy, int);
+      (void)va_arg(copy, int);
+      (void)va_arg(copy, int);
+      current_job = {"compaction", va_arg(copy, int)};
+      va_end(copy);
+    }
+  }
+};
+
 // --- instrumented filter policy
 // -----------------------------------------------
 
@@ -140,12 +180,25 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
                     std::string* dst) const override {
     const Clock::time_point t = Clock::now();
     inner_->CreateFilter(keys, n, dst);
-    nanos_.fetch_add(static_cast<uint64_t>(
-                         std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             Clock::now() - t)
-                             .count()),
-                     std::memory_order_relaxed);
+    const auto nanos = static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t)
+            .count());
+    nanos_.fetch_add(nanos, std::memory_order_relaxed);
     filters_.fetch_add(1, std::memory_order_relaxed);
+    std::lock_guard<std::mutex> l(mu_);
+    BuildSlice* slice = nullptr;
+    for (BuildSlice& b : split_) {
+      if (b.reason == current_job.reason && b.level == current_job.level) {
+        slice = &b;
+      }
+    }
+    if (slice == nullptr) {
+      split_.push_back({current_job.reason, current_job.level, 0, 0, 0});
+      slice = &split_.back();
+    }
+    slice->nanos += nanos;
+    slice->keys += static_cast<uint64_t>(n);
+    slice->filters++;
   }
 
   bool KeyMayMatch(const leveldb::Slice& key,
@@ -159,11 +212,29 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
     return static_cast<double>(nanos_.load()) * 1e-9;
   }
   uint64_t filters() const { return filters_.load(); }
+  // Flushes first, then compactions by output level.
+  std::vector<BuildSlice> split() const {
+    std::lock_guard<std::mutex> l(mu_);
+    std::vector<BuildSlice> out = split_;
+    std::sort(out.begin(), out.end(),
+              [](const BuildSlice& a, const BuildSlice& b) {
+                const int ra = a.reason == std::string("flush")        ? 0
+                               : a.reason == std::string("compaction") ? 1
+                                                                       : 2;
+                const int rb = b.reason == std::string("flush")        ? 0
+                               : b.reason == std::string("compaction") ? 1
+                                                                       : 2;
+                return ra != rb ? ra < rb : a.level < b.level;
+              });
+    return out;
+  }
 
  private:
   const leveldb::FilterPolicy* const inner_;
   mutable std::atomic<uint64_t> nanos_{0};
   mutable std::atomic<uint64_t> filters_{0};
+  mutable std::mutex mu_;
+  mutable std::vector<BuildSlice> split_;
 };
 
 Status MakePolicy(const Policy& p,
@@ -300,6 +371,37 @@ class LevelDBEngine final : public Engine {
     return Status::OK();
   }
 
+  Status TimeFilterBuild(const Policy& p, const BuildSlice& /*slice*/,
+                         uint64_t keys_per_filter, uint64_t filters,
+                         double* ns_per_key) override {
+    std::unique_ptr<const leveldb::FilterPolicy> policy;
+    Status err = MakePolicy(p, &policy);
+    if (!err.ok()) return err;
+    if (!policy) return Status::NotSupported("no filter");
+    KeySpace space(keys_per_filter * filters, 16, 0, 1);
+    std::vector<std::string> keys(keys_per_filter);
+    std::vector<leveldb::Slice> slices(keys_per_filter);
+    uint64_t nanos = 0, next = 0;
+    std::string dst;
+    for (uint64_t f = 0; f < filters; f++) {
+      for (uint64_t i = 0; i < keys_per_filter; i++) {
+        space.Key(next++, &keys[i]);
+        slices[i] = keys[i];
+      }
+      dst.clear();
+      const Clock::time_point start = Clock::now();
+      policy->CreateFilter(slices.data(), static_cast<int>(keys_per_filter),
+                           &dst);
+      nanos += static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
+                                                               start)
+              .count());
+    }
+    *ns_per_key =
+        static_cast<double>(nanos) / static_cast<double>(next == 0 ? 1 : next);
+    return Status::OK();
+  }
+
   Status Close() override {
     if (db_ == nullptr) return Status::OK();
     env_.Release();  // held work must run (it sees the shutdown) first
@@ -325,6 +427,7 @@ class LevelDBEngine final : public Engine {
     o.block_size = 4096;
     o.max_open_files = 50000;  // keep every table open (LevelDB's maximum)
     o.filter_policy = policy_.get();
+    o.info_log = &logger_;  // LevelDB then writes no LOG file
     return o;
   }
 
@@ -337,6 +440,7 @@ class LevelDBEngine final : public Engine {
   }
 
   CountingEnv env_;
+  JobLogger logger_;
   const std::unique_ptr<leveldb::Cache> cache_;
   std::unique_ptr<const leveldb::FilterPolicy> inner_;
   std::unique_ptr<InstrumentedPolicy> policy_;
@@ -364,6 +468,7 @@ Status LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   if (policy_) {
     out->filter_build_seconds = policy_->build_seconds();
     out->filters_built = policy_->filters();
+    out->build_split = policy_->split();
   }
   err = Measure(dir, out);
   if (!err.ok()) return err;

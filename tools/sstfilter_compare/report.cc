@@ -113,6 +113,52 @@ std::string OrDash(double v, const char* format) {
   return v < 0 ? "-" : Printf(format, v);
 }
 
+// Seconds, keys and filters of a run's filter building for tables made by
+// `reason` ("flush", "compaction", "other").
+BuildSlice SumOf(const BuildResult& b, const std::string& reason) {
+  BuildSlice sum;
+  sum.reason = reason;
+  for (const BuildSlice& s : b.build_split) {
+    if (s.reason != reason) continue;
+    sum.nanos += s.nanos;
+    sum.keys += s.keys;
+    sum.filters += s.filters;
+  }
+  return sum;
+}
+
+// The predicted build seconds of a run (--predict_build), or -1.
+double PredictedSeconds(const BuildResult& b) {
+  double sum = 0;
+  for (const BuildSlice& s : b.build_split) {
+    if (s.predicted_seconds() < 0) return -1;
+    sum += s.predicted_seconds();
+  }
+  return b.build_split.empty() ? -1 : sum;
+}
+
+double NanosPerKey(const BuildSlice& s) {
+  return s.keys == 0
+             ? -1
+             : static_cast<double>(s.nanos) / static_cast<double>(s.keys);
+}
+
+// "flush", "L2" (a compaction's output level, "L?" if not known), "other".
+std::string SliceName(const BuildSlice& s) {
+  if (s.reason != "compaction") return s.reason;
+  return s.level < 0 ? "L?" : "L" + std::to_string(s.level);
+}
+
+// "flush:0.031 L1:0.010 L2:0.044" with `format` for the seconds, or "-".
+std::string SplitText(const BuildResult& b, const char* format) {
+  std::string out;
+  for (const BuildSlice& s : b.build_split) {
+    out += (out.empty() ? "" : " ") + SliceName(s) + ":" +
+           Printf(format, s.seconds());
+  }
+  return out.empty() ? "-" : out;
+}
+
 // --- CSV and JSON values ---
 
 // Members in the order written.
@@ -173,6 +219,57 @@ std::string LookupsText(const Report& report) {
       " in the same phase; latency per Get or MultiGet call)\n";
   out += lookups.Render();
   return out;
+}
+
+// Where filter building went: flushes and compactions (by output level),
+// or "" if no run built a filter.
+std::string BuildText(const Report& report) {
+  bool predicted = false;
+  for (const PolicyRun& r : report.runs) {
+    predicted = predicted || PredictedSeconds(r.build) >= 0;
+  }
+  std::vector<std::string> header = {
+      "engine",  "policy",       "build s",      "flush s",
+      "flush %", "compaction s", "flush ns/key", "compaction ns/key"};
+  if (predicted) {
+    header.push_back("predicted s");
+    header.push_back("predicted x");
+  }
+  header.push_back("by table (s)");
+  TextTable build(header);
+  for (const PolicyRun& r : report.runs) {
+    if (r.skipped || r.build.build_split.empty()) continue;
+    const BuildSlice flush = SumOf(r.build, "flush");
+    const BuildSlice compaction = SumOf(r.build, "compaction");
+    const double all = r.build.filter_build_seconds;
+    std::vector<std::string> row = {
+        r.engine,
+        r.label,
+        Printf("%.3f", all),
+        Printf("%.3f", flush.seconds()),
+        Printf("%.1f", all > 0 ? 100 * flush.seconds() / all : 0.0),
+        Printf("%.3f", compaction.seconds()),
+        OrDash(NanosPerKey(flush), "%.1f"),
+        OrDash(NanosPerKey(compaction), "%.1f")};
+    if (predicted) {
+      const double p = PredictedSeconds(r.build);
+      row.push_back(OrDash(p, "%.3f"));
+      row.push_back(OrDash(p < 0 || all <= 0 ? -1 : p / all, "%.2f"));
+    }
+    row.push_back(SplitText(r.build, "%.3f"));
+    build.Add(row);
+  }
+  if (build.size() == 0) return "";
+  return "\nFilter build (seconds inside the filter builders, by what made "
+         "the table: flushes, or compactions by the level they write, L<n>; "
+         "ns/key: per key the filters were built for, a key counted each "
+         "time it is rebuilt" +
+         std::string(predicted
+                         ? "; predicted: the keys of each flush and level x "
+                           "the ns/key of the same builders outside the "
+                           "database, x: over the measured"
+                         : "") +
+         ")\n" + build.Render();
 }
 
 // The filter bits per key each level of a run's tree got, or "" if no run
@@ -266,6 +363,7 @@ std::string FormatText(const Report& report) {
       "spent building filters)\n";
   out += filters.Render();
 
+  out += BuildText(report);
   out += LevelsText(report);
   out += LookupsText(report);
   out += EqualMemoryText(report);
@@ -284,7 +382,8 @@ std::string FormatText(const Report& report) {
   out +=
       "\nVerdict (per engine: our policy with the lowest absent-key reads "
       "relative to the strongest built-in filter given the same filter "
-      "bytes, X@Y)\n";
+      "bytes, X@Y; its cost beside that filter: absent-Get latency and "
+      "filter build time, ours over the built-in's)\n";
   for (const Verdict& v : Verdicts(report)) out += v.text + "\n";
   return out;
 }
@@ -294,7 +393,10 @@ std::string FormatCsv(const Report& report) {
   std::string out =
       "engine,policy,filter,family,reference,implicit,bits_per_key_disk,"
       "bits_per_key_memory,keys_per_filter,filter_bytes,num_filters,load_s,"
-      "filter_build_s,build_share,tree,phase,ops,calls,found,seconds,"
+      "filter_build_s,build_share,filter_build_flush_s,"
+      "filter_build_compaction_s,filter_build_other_s,filter_build_by_table,"
+      "filter_build_predicted_s,"
+      "tree,phase,ops,calls,found,seconds,"
       "time_capped,probes_per_op,fpr,reads_per_op,ratio_vs_base,bytes_per_op,"
       "ops_per_s,p50_us,p99_us\n";
   for (const PolicyRun& r : report.runs) {
@@ -315,6 +417,11 @@ std::string FormatCsv(const Report& report) {
           Num(r.build.load_seconds),
           Num(r.build.filter_build_seconds),
           Num(r.build_share()),
+          Num(SumOf(r.build, "flush").seconds()),
+          Num(SumOf(r.build, "compaction").seconds()),
+          Num(SumOf(r.build, "other").seconds()),
+          SplitText(r.build, "%.10g"),
+          CsvMaybe(PredictedSeconds(r.build)),
           Tree(r.build),
           PhaseName(p.phase),
           Num(p.ops),
@@ -350,10 +457,25 @@ Json BuildJson(const PolicyRun& r, uint64_t n) {
   for (const FilterTable& t : b.tables) {
     tables.push_back({t.level, t.keys, t.filter_bytes});
   }
+  // Filter building by what made the table.
+  Json split = Json::array();
+  for (const BuildSlice& s : b.build_split) {
+    split.push_back(
+        {{"reason", s.reason},
+         {"level", s.level < 0 ? Json(nullptr) : Json(s.level)},
+         {"seconds", s.seconds()},
+         {"keys", s.keys},
+         {"filters", s.filters},
+         {"ns_per_key", JsonMaybe(NanosPerKey(s))},
+         {"predicted_ns_per_key", JsonMaybe(s.predicted_ns_per_key)},
+         {"predicted_seconds", JsonMaybe(s.predicted_seconds())}});
+  }
   return {
       {"load_s", b.load_seconds},
       {"filter_build_s", b.filter_build_seconds},
       {"build_share", r.build_share()},
+      {"build_split", split},
+      {"predicted_build_s", JsonMaybe(PredictedSeconds(b))},
       {"filters_built", b.filters_built},
       {"filter_block_bytes", b.filter_block_bytes},
       {"filter_bytes", b.filter_bytes},
@@ -435,6 +557,9 @@ Json VerdictJson(const Verdict& v) {
   out["rival"] = v.rival->label;
   out["ratio"] = JsonMaybe(v.ratio);
   out["bytes_ratio"] = v.bytes_ratio;
+  out["p50_ratio"] = JsonMaybe(v.p50_ratio);
+  out["p99_ratio"] = JsonMaybe(v.p99_ratio);
+  out["build_ratio"] = JsonMaybe(v.build_ratio);
   return out;
 }
 

@@ -18,7 +18,10 @@
 // policy -- built-in or sstfilter -- is wrapped in the harness's
 // InstrumentedPolicy, which delegates everything and adds two
 // measurements: the time spent in its builders' Finish (where filters are
-// built; AddKey only hashes) and every answer of its readers (CountProbes).
+// built; AddKey only hashes), split by the reason (flush, compaction) and
+// level that RocksDB's FilterBuildingContext gives each builder, and every
+// answer of its readers (CountProbes). Built-in and sstfilter policies are
+// timed by the same wrapper, so their build times compare.
 //
 // Tree shape, fixed (the default). Automatic compactions are off and the
 // tree is built the same way for every policy: keys are written in
@@ -145,6 +148,10 @@ class RocksDBEngine final : public Engine {
 
   Status BuiltinFilterBytes(const Policy& p, int level, uint64_t n,
                             uint64_t* bytes) override;
+
+  Status TimeFilterBuild(const Policy& p, const BuildSlice& slice,
+                         uint64_t keys_per_filter, uint64_t filters,
+                         double* ns_per_key) override;
 
   void ThreadBegin() override {
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
@@ -334,6 +341,21 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   out->load_seconds = SecondsSince(start);
   out->filter_build_seconds = calls_->build_seconds();
   out->filters_built = calls_->finishes.load();
+  for (int reason = 0; reason < harness::PolicyCalls::kNumReasons; reason++) {
+    for (int level = 0; level <= harness::PolicyCalls::kMaxLevel + 1; level++) {
+      const harness::PolicyCalls::Slot& slot = calls_->slots[reason][level];
+      if (slot.filters.load() == 0) continue;
+      BuildSlice b;
+      b.reason = reason == harness::PolicyCalls::kFlush        ? "flush"
+                 : reason == harness::PolicyCalls::kCompaction ? "compaction"
+                                                               : "other";
+      b.level = level <= harness::PolicyCalls::kMaxLevel ? level : -1;
+      b.nanos = slot.nanos.load();
+      b.keys = slot.keys.load();
+      b.filters = slot.filters.load();
+      out->build_split.push_back(b);
+    }
+  }
 
   err = Measure(out);
   if (!err.ok()) return err;
@@ -529,6 +551,55 @@ RocksDBTree NaturalTree(uint64_t num_keys, int key_size, int value_size,
 std::unique_ptr<Engine> NewRocksDBEngine(bool direct_io,
                                          const RocksDBTree& tree) {
   return std::make_unique<RocksDBEngine>(direct_io, tree);
+}
+
+}  // namespace compare
+}  // namespace sstfilter
+
+namespace sstfilter {
+namespace compare {
+
+Status RocksDBEngine::TimeFilterBuild(const Policy& p, const BuildSlice& slice,
+                                      uint64_t keys_per_filter,
+                                      uint64_t filters, double* ns_per_key) {
+  std::shared_ptr<const rocksdb::FilterPolicy> policy;
+  Status err = MakePolicy(p, &policy);
+  if (!err.ok()) return err;
+  if (!policy) return Status::NotSupported("no filter");
+  rocksdb::BlockBasedTableOptions t;
+  t.filter_policy = policy;
+  rocksdb::FilterBuildingContext context(t);
+  context.compaction_style = rocksdb::kCompactionStyleLevel;
+  context.num_levels =
+      tree_.natural ? rocksdb::Options().num_levels : tree_.levels + 1;
+  context.level_at_creation = slice.level;
+  context.reason = slice.reason == "flush"
+                       ? rocksdb::TableFileCreationReason::kFlush
+                   : slice.reason == "compaction"
+                       ? rocksdb::TableFileCreationReason::kCompaction
+                       : rocksdb::TableFileCreationReason::kMisc;
+  KeySpace keys(keys_per_filter * filters, 16, 0, 1);
+  std::string key;
+  uint64_t nanos = 0, next = 0;
+  for (uint64_t f = 0; f < filters; f++) {
+    std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
+        policy->GetBuilderWithContext(context));
+    if (!builder) return Status::NotSupported("no filter builder");
+    for (uint64_t i = 0; i < keys_per_filter; i++) {
+      keys.Key(next++, &key);
+      builder->AddKey(key);
+    }
+    std::unique_ptr<const char[]> buf;
+    const Clock::time_point start = Clock::now();
+    builder->Finish(&buf);
+    nanos += static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
+                                                             start)
+            .count());
+  }
+  *ns_per_key =
+      static_cast<double>(nanos) / static_cast<double>(next == 0 ? 1 : next);
+  return Status::OK();
 }
 
 }  // namespace compare

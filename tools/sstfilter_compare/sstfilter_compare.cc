@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -142,6 +143,12 @@ DEFINE_bool(plot, false,
 DEFINE_string(source_rev, SSTFILTER_SOURCE_REV,
               "Source revision recorded with the results.");
 DEFINE_bool(progress, true, "Progress lines on stderr.");
+DEFINE_bool(predict_build, false,
+            "After each load, time the same filter builders outside the "
+            "database (filters of the mean keys per filter of each flush "
+            "and compaction level) and predict the load's filter build time "
+            "from that ns/key and the keys built: predicted beside measured "
+            "in the Filter build table.");
 
 namespace sstfilter {
 namespace compare {
@@ -156,9 +163,144 @@ constexpr int kRunError = 1;
 int Fail(int code, const Status& error) {
   std::fprintf(stderr, "sstfilter_compare: %s\n", error.message().c_str());
   if (code == kUsageError) {
-    std::fprintf(stderr, "sstfilter_compare: --helpshort lists the flags\n");
+    std::fprintf(stderr, "sstfilter_compare: --help lists the flags\n");
   }
   return code;
+}
+
+// The flags this tool defines (gflags also holds those of the libraries it
+// links, e.g. RocksDB's tools, and its own): the ones defined in this file.
+bool IsOurFlag(const gflags::CommandLineFlagInfo& info) {
+  const std::string file = info.filename;
+  const std::string self = "sstfilter_compare.cc";
+  return file.size() >= self.size() &&
+         file.compare(file.size() - self.size(), self.size(), self) == 0;
+}
+
+std::vector<gflags::CommandLineFlagInfo> OurFlags() {
+  std::vector<gflags::CommandLineFlagInfo> all, ours;
+  gflags::GetAllFlags(&all);
+  for (const gflags::CommandLineFlagInfo& f : all) {
+    if (IsOurFlag(f)) ours.push_back(f);
+  }
+  return ours;
+}
+
+// `text` wrapped at `width` columns, each line indented by `indent`.
+std::string Wrap(const std::string& text, size_t indent, size_t width) {
+  std::string out, line;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+// --help: what the tool does and its flags, nothing else.
+std::string HelpText() {
+  std::string out =
+      "sstfilter_compare: compares SST filter policies on real RocksDB and "
+      "LevelDB databases (docs/COMPARE.md).\n"
+      "  sstfilter_compare [--flag=value ...]\n\nFlags:\n";
+  for (const gflags::CommandLineFlagInfo& f : OurFlags()) {
+    const std::string value =
+        f.type == "string" ? "\"" + f.default_value + "\"" : f.default_value;
+    out += "  --" + f.name + " (" + f.type + ", default " + value + ")\n";
+    out += Wrap(f.description, 6, 79);
+  }
+  out +=
+      "\nBooleans also take --name (true) and --noname (false). --version "
+      "prints the version.\n";
+  return out;
+}
+
+// The command line, parsed: flags set, or help, or the problem.
+struct ParsedArgs {
+  enum What { kRun, kHelp, kVersion, kBad } what = kRun;
+  std::vector<std::string> positional;
+  Status error;
+};
+
+// Sets the flags of argv without gflags' own handling, which knows the
+// flags of every linked library, prints them all for --help and exits 1 on a
+// bad flag: here only this tool's flags exist, and a bad one is a usage
+// error (exit 2) with a message naming it. Accepts --name=value, -name=value,
+// --name value, and --name / --noname for booleans.
+ParsedArgs ParseArgs(int argc, char** argv) {
+  ParsedArgs r;
+  const std::vector<gflags::CommandLineFlagInfo> flags = OurFlags();
+  auto find = [&flags](const std::string& name) {
+    for (const gflags::CommandLineFlagInfo& f : flags) {
+      if (f.name == name) return &f;
+    }
+    return static_cast<const gflags::CommandLineFlagInfo*>(nullptr);
+  };
+  auto bad = [&r](const std::string& message) {
+    r.what = ParsedArgs::kBad;
+    r.error = Status::InvalidArgument(message);
+    return r;
+  };
+  bool only_positional = false;
+  for (int i = 1; i < argc; i++) {
+    const std::string arg = argv[i];
+    if (only_positional || arg.size() < 2 || arg[0] != '-') {
+      r.positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      only_positional = true;
+      continue;
+    }
+    const std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+    const size_t eq = body.find('=');
+    std::string name = body.substr(0, eq);
+    const bool has_value = eq != std::string::npos;
+    std::string value = has_value ? body.substr(eq + 1) : "";
+    if (name == "help" || name == "helpfull" || name == "helpshort" ||
+        name == "h" || name == "?") {
+      r.what = ParsedArgs::kHelp;
+      return r;
+    }
+    if (name == "version") {
+      r.what = ParsedArgs::kVersion;
+      return r;
+    }
+    const gflags::CommandLineFlagInfo* f = find(name);
+    if (f == nullptr && !has_value && name.rfind("no", 0) == 0) {
+      f = find(name.substr(2));
+      if (f != nullptr && f->type == "bool") {
+        name = f->name;
+        value = "false";
+      } else {
+        f = nullptr;
+      }
+    } else if (f != nullptr && !has_value) {
+      if (f->type == "bool") {
+        value = "true";
+      } else if (i + 1 < argc) {
+        value = argv[++i];
+      } else {
+        return bad("--" + name + " needs a value (--" + name + "=...)");
+      }
+    }
+    if (f == nullptr)
+      return bad("unknown flag " + arg.substr(0, arg.find('=')));
+    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+      return bad("--" + name + ": \"" + value + "\" is not a valid " + f->type +
+                 " value");
+    }
+  }
+  return r;
 }
 
 std::string UtcNow() {
@@ -334,6 +476,28 @@ Status CheckTree(Flags* f) {
   return Status::OK();
 }
 
+// Makes the --out folder and writes a file into it, so that an unusable
+// folder stops the tool before any database is built.
+Status MakeOutputFolder() {
+  std::error_code ec;
+  fs::create_directories(FLAGS_out, ec);
+  if (ec) {
+    return Bad("--out: cannot make the folder " + FLAGS_out + ": " +
+               ec.message());
+  }
+  const std::string probe = (fs::path(FLAGS_out) / ".write_probe").string();
+  const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+  if (fd < 0) {
+    return Bad("--out: cannot write into " + FLAGS_out + ": " +
+               std::strerror(errno));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return Status::OK();
+}
+
+// --out and --plot; makes the --out folder last, once every other check
+// has passed.
 Status CheckOutput(Flags* f) {
   if (!FLAGS_out.empty()) {
     std::error_code ec;
@@ -345,16 +509,17 @@ Status CheckOutput(Flags* f) {
                  " already holds results; choose another folder");
     }
   }
-  if (!FLAGS_plot) return Status::OK();
-  if (FLAGS_out.empty())
-    return Bad("--plot needs --out (a folder for the charts)");
-  f->png_terminal = PngTerminal();
-  if (f->png_terminal.empty()) {
-    return Bad(
-        "--plot: gnuplot with PNG output not found (Debian: apt-get "
-        "install gnuplot-nox)");
+  if (FLAGS_plot) {
+    if (FLAGS_out.empty())
+      return Bad("--plot needs --out (a folder for the charts)");
+    f->png_terminal = PngTerminal();
+    if (f->png_terminal.empty()) {
+      return Bad(
+          "--plot: gnuplot with PNG output not found (Debian: apt-get "
+          "install gnuplot-nox)");
+    }
   }
-  return Status::OK();
+  return FLAGS_out.empty() ? Status::OK() : MakeOutputFolder();
 }
 
 Status CheckWorkload(Flags* f) {
@@ -600,6 +765,8 @@ class PolicyRunner {
   // Builds the database and runs the lookup phases.
   Status BuildAndLookUp(Engine* engine, int index, PolicyRun* run);
   Status RunPhases(Engine* engine, PolicyRun* run);
+  // --predict_build: times the run's builders outside the database.
+  Status PredictBuild(Engine* engine, PolicyRun* run);
   void ProgressUpdate(uint64_t done, uint64_t total) {
     progress_->Update(done, total);
   }
@@ -705,10 +872,39 @@ Status PolicyRunner::BuildAndLookUp(Engine* engine, int index, PolicyRun* run) {
   }
   progress_->End(FormatBytes(run->bits_per_key_disk(FLAGS_num)) +
                  " filter bits/key");
+  if (FLAGS_predict_build) {
+    err = PredictBuild(engine, run);
+    if (!err.ok()) return err;
+  }
   err = RunPhases(engine, run);
   if (err.ok()) err = engine->Close();
   if (err.ok() && !FLAGS_keep) fs::remove_all(dir, ec);
   return err;
+}
+
+Status PolicyRunner::PredictBuild(Engine* engine, PolicyRun* run) {
+  progress_->Begin(tag_ + ": predict build");
+  for (BuildSlice& slice : run->build.build_split) {
+    if (slice.filters == 0 || slice.keys == 0) continue;
+    const uint64_t per_filter =
+        std::max<uint64_t>(1, (slice.keys + slice.filters / 2) / slice.filters);
+    // At least 200,000 keys (or all the slice built), in filters of the
+    // slice's mean size.
+    const uint64_t filters = std::min<uint64_t>(
+        slice.filters,
+        std::max<uint64_t>(1, (200000 + per_filter - 1) / per_filter));
+    // The median of three timings: one preempted timing does not count.
+    double ns[3];
+    for (double& t : ns) {
+      Status err =
+          engine->TimeFilterBuild(run->policy, slice, per_filter, filters, &t);
+      if (!err.ok()) return err;
+    }
+    std::sort(ns, ns + 3);
+    slice.predicted_ns_per_key = ns[1];
+  }
+  progress_->End("");
+  return Status::OK();
 }
 
 Status PolicyRunner::RunPhases(Engine* engine, PolicyRun* run) {
@@ -918,10 +1114,11 @@ int RunRange(Setup* setup, const std::string& command) {
   return 0;
 }
 
-int Run(int argc, char** argv, const std::string& command) {
-  if (argc > 1) {
-    return Fail(kUsageError, Bad(std::string("unexpected argument \"") +
-                                 argv[1] + "\" (flags are --name=value)"));
+int Run(const std::vector<std::string>& positional,
+        const std::string& command) {
+  if (!positional.empty()) {
+    return Fail(kUsageError, Bad("unexpected argument \"" + positional[0] +
+                                 "\" (flags are --name=value)"));
   }
   Setup setup;
   const Status bad = CheckFlags(&setup.flags);
@@ -959,12 +1156,25 @@ int main(int argc, char** argv) {
     command +=
         (i ? " " : "") + std::string(i == 0 ? "sstfilter_compare" : argv[i]);
   }
-  gflags::SetUsageMessage(
-      "compares SST filter policies on real RocksDB and LevelDB databases.\n"
-      "  sstfilter_compare [--flags]   (docs/COMPARE.md)");
   gflags::SetVersionString(SSTFILTER_VERSION);
-  gflags::ParseCommandLineFlags(&argc, &argv, true);
-  const int code = sstfilter::compare::Run(argc, argv, command);
+  using sstfilter::compare::ParsedArgs;
+  const ParsedArgs args = sstfilter::compare::ParseArgs(argc, argv);
+  int code = 0;
+  switch (args.what) {
+    case ParsedArgs::kHelp:
+      std::fputs(sstfilter::compare::HelpText().c_str(), stdout);
+      break;
+    case ParsedArgs::kVersion:
+      std::printf("sstfilter_compare %s\n", SSTFILTER_VERSION);
+      break;
+    case ParsedArgs::kBad:
+      code =
+          sstfilter::compare::Fail(sstfilter::compare::kUsageError, args.error);
+      break;
+    case ParsedArgs::kRun:
+      code = sstfilter::compare::Run(args.positional, command);
+      break;
+  }
   gflags::ShutDownCommandLineFlags();
   return code;
 }

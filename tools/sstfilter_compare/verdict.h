@@ -27,7 +27,13 @@ struct Verdict {
   // block, -1 if only ours did.
   double ratio = -1;
   double bytes_ratio = 0;  // the rival's filter bytes over ours
-  std::string text;        // the line printed: "RocksDB: ribbon:10 reads ..."
+  // What ours costs beside the rival, ours over the rival's: the absent
+  // phase's p50 and p99 latency per Get, and the seconds spent building
+  // filters in the load. -1 if the rival's figure is 0.
+  double p50_ratio = -1;
+  double p99_ratio = -1;
+  double build_ratio = -1;
+  std::string text;  // the line printed: "RocksDB: ribbon:10 reads ..."
 };
 
 // One verdict per engine of the report, in the report's engine order.
