@@ -18,6 +18,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,11 +55,30 @@ bool InRange(FilterKind kind, double bits) {
   return bits >= MinBitsPerKey(kind) && bits <= MaxBitsPerKey(kind);
 }
 
+// The counts small runs are planned at: n rounded to the nearest of
+// 2^(j/8) (within 4.5%), so their curves are computed once per process.
+uint64_t GridKeys(uint64_t n) {
+  const double j = std::round(8 * std::log2(static_cast<double>(n)));
+  return std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(std::exp2(j / 8))));
+}
+
 // The kind's curve for a run of n keys: the large-filter curve, or for a
-// small run each of its sizes planned for n keys, made convex again.
-std::vector<SizePoint> RunCurve(FilterKind kind, uint64_t n) {
+// small run each of its sizes planned for GridKeys(n) keys, made convex
+// again. Cached: thread-safe, at most 3 kinds x 128 counts.
+const std::vector<SizePoint>& RunCurve(FilterKind kind, uint64_t n) {
   const std::vector<SizePoint>& large = internal::SizeCurve(kind);
   if (n >= kSmallRun) return large;
+  n = GridKeys(n);
+  static std::mutex mu;
+  static auto* curves =
+      new std::map<std::pair<FilterKind, uint64_t>, std::vector<SizePoint>>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = curves->find({kind, n});
+    if (it != curves->end()) return it->second;
+  }
+  // Computed without the lock: a blocked Bloom curve takes ~50 ms.
   std::vector<SizePoint> points;
   points.reserve(large.size());
   for (const SizePoint& p : large) {
@@ -71,7 +91,11 @@ std::vector<SizePoint> RunCurve(FilterKind kind, uint64_t n) {
          8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(n),
          f.expected_fpr});
   }
-  return internal::LowerHull(std::move(points));
+  std::vector<SizePoint> hull = internal::LowerHull(std::move(points));
+  std::lock_guard<std::mutex> lock(mu);
+  // std::map never moves its elements: the reference stays valid.
+  return curves->emplace(std::make_pair(kind, n), std::move(hull))
+      .first->second;
 }
 
 // One run's options: per candidate kind, its curve for the run's keys.
@@ -98,13 +122,7 @@ class Planner {
       r.weight = rebuilds[i] * r.keys;
       if (run_keys[i] > 0) {
         for (const KindCost& c : costs_) {
-          const uint64_t n = std::min(run_keys[i], kSmallRun);
-          auto key = std::make_pair(c.kind, n);
-          auto it = curves_.find(key);
-          if (it == curves_.end()) {
-            it = curves_.emplace(key, RunCurve(c.kind, run_keys[i])).first;
-          }
-          r.curves.push_back(&it->second);
+          r.curves.push_back(&RunCurve(c.kind, run_keys[i]));
         }
       }
       runs_.push_back(std::move(r));
@@ -237,7 +255,6 @@ class Planner {
   const std::vector<KindCost>& costs_;
   const double read_ns_;
   std::vector<RunOptions> runs_;
-  std::map<std::pair<FilterKind, uint64_t>, std::vector<SizePoint>> curves_;
 };
 
 }  // namespace

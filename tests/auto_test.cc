@@ -207,6 +207,11 @@ TEST(AutoPlanTest, SmallFlushRunsGetAFastKind) {
   // A tiny run is planned on its own filter's FPR and size: the plan's
   // memory counts its trailer, and stays the budget.
   EXPECT_NEAR(p.total_bits / p.budget_bits, 1.0, 0.001);
+  // One run of 300 keys: its trailer is ~0.3 bits per key, which the
+  // large-filter curve would not see (1.03x the budget or more).
+  const CostPlan one = MustPlan("auto:10", {300}, 1);
+  EXPECT_LE(one.total_bits, one.budget_bits * 1.005);
+  EXPECT_GE(one.total_bits, one.budget_bits * 0.99);
 }
 
 TEST(AutoPlanTest, BadArguments) {

@@ -379,6 +379,13 @@ TEST_P(LevelDBPolicyKindTest, ConcurrentCreateFilterIsCorrect) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBPolicyKindTest,
                          ::testing::ValuesIn(test::AllKindSpecs()));
+// auto: one level of small filters, each of the kind whose Get costs least
+// at its keys: at the default costs standard Bloom (the ribbon kind builds
+// over build_x times slower than blocked Bloom); with the build free, the
+// ribbon kind for most counts and standard Bloom for some (around 100
+// keys, where a small ribbon filter loses accuracy).
+INSTANTIATE_TEST_SUITE_P(Auto, LevelDBPolicyKindTest,
+                         ::testing::Values("auto:10", "auto:10:build_x=1000"));
 
 // ============================================================================
 // Real databases on disk.
@@ -649,6 +656,8 @@ TEST_P(LevelDBTest, ReopenWithOtherPoliciesLosesNoKey) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBTest,
                          ::testing::ValuesIn(test::AllKindSpecs()));
+INSTANTIATE_TEST_SUITE_P(Auto, LevelDBTest,
+                         ::testing::Values("auto:10", "auto:10:build_x=1000"));
 
 }  // namespace
 }  // namespace sstfilter
