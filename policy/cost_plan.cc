@@ -260,12 +260,13 @@ class Planner {
 }  // namespace
 
 const std::vector<KindCost>& DefaultKindCosts() {
-  // Medians of five runs of bench/rocksdb_bench at 10^6 keys, through
-  // RocksDB's FilterBitsBuilder and FilterBitsReader (docs/LEVEL_SIZING.md).
+  // CPU ns per key at 10^6 keys through RocksDB's FilterBitsBuilder and
+  // FilterBitsReader (bench/rocksdb_bench), the mean of two runs' medians
+  // of five repetitions (docs/LEVEL_SIZING.md).
   static const std::vector<KindCost> costs = {
-      {FilterKind::kBlockedBloom, 11.4, 15.5},
-      {FilterKind::kBloom, 22.9, 17.6},
-      {FilterKind::kRibbon, 29.7, 108},
+      {FilterKind::kBlockedBloom, 11.6, 15.2},
+      {FilterKind::kBloom, 23.2, 17.9},
+      {FilterKind::kRibbon, 30.7, 108.4},
   };
   return costs;
 }

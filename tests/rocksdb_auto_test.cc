@@ -201,5 +201,20 @@ TEST(RocksDBAutoTest, CostsInTheSpecDecide) {
   }
 }
 
+// The policy's names: "sstfilter.auto", its id the spec's (written as
+// "id=..." when it has a '='), and the family's compatibility name.
+TEST(RocksDBAutoTest, Names) {
+  const auto p = MustPolicy("auto:10");
+  EXPECT_STREQ(p->Name(), "sstfilter.auto");
+  EXPECT_EQ(p->GetId(), "sstfilter.auto:10");
+  EXPECT_STREQ(p->CompatibilityName(), kFamilyName);
+  EXPECT_EQ(MustPolicy("sstfilter.auto:9.5:read_us=3")->GetId(),
+            "id=sstfilter.auto:9.5:read_us=3");
+  std::shared_ptr<const rocksdb::FilterPolicy> bad;
+  const rocksdb::Status s = NewRocksDBFilterPolicy("auto:10:read_us=-1", &bad);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("read_us"), std::string::npos) << s.ToString();
+}
+
 }  // namespace
 }  // namespace sstfilter
