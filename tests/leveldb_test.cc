@@ -382,8 +382,8 @@ INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBPolicyKindTest,
 // auto: one level of small filters, each of the kind whose Get costs least
 // at its keys: at the default costs standard Bloom (the ribbon kind builds
 // over build_x times slower than blocked Bloom); with the build free, the
-// ribbon kind for most counts and standard Bloom for some (around 100
-// keys, where a small ribbon filter loses accuracy).
+// ribbon kind for most counts and standard Bloom for some (between 73 and
+// 281 keys, where a small ribbon filter's accuracy varies with its count).
 INSTANTIATE_TEST_SUITE_P(Auto, LevelDBPolicyKindTest,
                          ::testing::Values("auto:10", "auto:10:build_x=1000"));
 
