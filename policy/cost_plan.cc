@@ -38,8 +38,11 @@ using internal::SizePoint;
 // small forms of each kind change both.
 constexpr uint64_t kSmallRun = uint64_t{1} << 16;
 
-// Cap on a level's rewrites per key entering it (TreeRebuilds).
+// Cap on a level's rewrites per key entering it (TreeRebuilds), and the
+// rewrites of a first level with nothing above it: those of a level 10
+// times the one above, RocksDB's default ratio.
 constexpr double kMaxRewrites = 500;
+constexpr double kUnknownRewrites = 5;
 
 FilterSpec KindSpec(const FilterSpec& auto_spec, FilterKind kind, double bits) {
   FilterSpec s;
@@ -295,8 +298,9 @@ std::vector<double> TreeRebuilds(const std::vector<uint64_t>& run_keys,
   for (size_t i = l0_runs; i < n; i++) {
     const double keys = static_cast<double>(run_keys[i]);
     if (keys == 0) continue;
-    const double rewrites =
-        above > 0 ? std::min(keys / (2 * above), kMaxRewrites) : kMaxRewrites;
+    const double rewrites = above > 0
+                                ? std::min(keys / (2 * above), kMaxRewrites)
+                                : kUnknownRewrites;
     w[i] = at_and_below[i] / keys * (1 + rewrites);
     above = keys;
   }
@@ -475,6 +479,7 @@ class AutoBuilder final : public HashListBuilder {
   // writes filters of tens of keys, one per 2 KiB of data).
   FilterSpec Choose(uint64_t n) {
     if (n >= kCachedCounts) return ChooseKindForKeys(spec(), n);
+    if (cache_ == nullptr) cache_.reset(new Cached[kCachedCounts]);
     Cached& c = cache_[n];
     if (!c.set) {
       c.spec = ChooseKindForKeys(spec(), n);
@@ -490,7 +495,7 @@ class AutoBuilder final : public HashListBuilder {
   };
   const FilterSecret* const secret_;
   std::unique_ptr<FilterBuilder> inner_[3];
-  std::unique_ptr<Cached[]> cache_{new Cached[kCachedCounts]};
+  std::unique_ptr<Cached[]> cache_;  // made at the first small count
 };
 
 }  // namespace

@@ -112,8 +112,10 @@ TEST(AutoPlanTest, RebuildWeights) {
   EXPECT_DOUBLE_EQ(w[4], 111000000.0 / 1000000 * (1 + 5.0));
   EXPECT_DOUBLE_EQ(w[5], 110000000.0 / 10000000 * (1 + 5.0));
   EXPECT_DOUBLE_EQ(w[6], 1 + 5.0);
-  // No L0 run: the first level's rewrites are capped.
-  EXPECT_DOUBLE_EQ(TreeRebuilds({1000, 10000}, 0)[0], 11.0 * (1 + 500));
+  // No L0 run: the first level is taken as 10x the one above it.
+  EXPECT_DOUBLE_EQ(TreeRebuilds({1000, 10000}, 0)[0], 11.0 * (1 + 5));
+  // A level far larger than the one above: its rewrites are capped.
+  EXPECT_DOUBLE_EQ(TreeRebuilds({1, 10000}, 1)[1], 1 + 500.0);
   EXPECT_EQ(TreeRebuilds({0, 5}, 1)[0], 0);
 }
 

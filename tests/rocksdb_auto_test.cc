@@ -171,22 +171,26 @@ std::string Describe(const Loaded& l) {
 // spec's memory. This tree ends as its levels drain after the last Put,
 // and the files that stay were planned while they were larger: by_level
 // specs measure 0.94-0.99x their memory here (rocksdb_level_test), auto:10
-// 9.57 bits per key.
+// 9.41-9.66 bits per key in 8 runs; the bounds are about twice that
+// spread from its middle, and exclude an average off by 10%.
 TEST(RocksDBAutoTest, ListenerMixesKindsAtTheSpecsMemory) {
   const Loaded l = LoadNaturalTree("auto:10", true);
   std::printf("auto:10, listener: %s\n", Describe(l).c_str());
   EXPECT_GE(l.kinds.size(), 2u) << Describe(l);
   EXPECT_GT(l.kinds.count(FilterKind::kRibbon), 0u) << Describe(l);
-  EXPECT_NEAR(l.bits_per_key, 10.0, 0.8) << Describe(l);
+  EXPECT_GE(l.bits_per_key, 9.1) << Describe(l);
+  EXPECT_LE(l.bits_per_key, 10.1) << Describe(l);
 }
 
 // Without it, the model tree: kinds mixed too, memory near the spec's
-// (by_level specs: 1.04-1.13x; auto:10 10.51 bits per key).
+// (by_level specs: 1.04-1.13x; auto:10 10.27-11.46 bits per key in 8
+// runs).
 TEST(RocksDBAutoTest, ModelMixesKinds) {
   const Loaded l = LoadNaturalTree("auto:10", false);
   std::printf("auto:10, model: %s\n", Describe(l).c_str());
   EXPECT_GE(l.kinds.size(), 2u) << Describe(l);
-  EXPECT_NEAR(l.bits_per_key, 10.0, 1.5) << Describe(l);
+  EXPECT_GE(l.bits_per_key, 9.5) << Describe(l);
+  EXPECT_LE(l.bits_per_key, 12.2) << Describe(l);
 }
 
 // The spec's costs reach the tables: reads that cost nothing make every

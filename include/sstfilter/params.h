@@ -124,15 +124,18 @@ Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
 // bits per key spends on all the keys, with the build time
 // sum_i rebuilds_i * n_i * build_ns(K_i) at most build_x times that of
 // blocked Bloom filters everywhere. FPR_K(b, n) is the FPR of a filter of
-// kind K built at b bits per key for n keys (PlanFilter's), so a small run
-// is planned on what its small filter really gives.
+// kind K built at b bits per key for n keys (ParamsForSpec's), so a small
+// run is planned on what its small filter really gives (runs under 65,536
+// keys: at n within 1/8 of an octave). Kinds are discrete: the plan is
+// optimal up to one run's choice between two kinds.
 //
 //   sstfilter::FilterSpec spec;
 //   sstfilter::ParseFilterSpec("auto:10", &spec);
+//   // One L0 file, then levels of 10^6 and 10^7 keys.
 //   std::vector<uint64_t> runs = {100000, 1000000, 10000000};
 //   sstfilter::CostPlan plan;
 //   sstfilter::PlanFilterCosts(spec, runs,
-//                              sstfilter::TreeRebuilds(runs, 0), &plan);
+//                              sstfilter::TreeRebuilds(runs, 1), &plan);
 //   // plan.kinds[i], plan.bits_per_key[i]: the spec of run i's filter.
 
 // What one probe and one key built cost for a kind, in nanoseconds.
@@ -177,7 +180,8 @@ struct CostPlan {
 // through it, each rewritten there 1 + n_L / (2 n_above) times (n_above:
 // the keys of the level above, or of L0 for the first level), so it weighs
 // (keys of L and below) / n_L * (1 + n_L / (2 n_above)), the ratio capped
-// at 500. A run of no keys weighs 0.
+// at 500, and 5 (a ratio of 10) for a first level below no L0 file. A run
+// of no keys weighs 0.
 std::vector<double> TreeRebuilds(const std::vector<uint64_t>& run_keys,
                                  size_t l0_runs);
 
