@@ -58,47 +58,60 @@ bool InRange(FilterKind kind, double bits) {
   return bits >= MinBitsPerKey(kind) && bits <= MaxBitsPerKey(kind);
 }
 
-// The counts small runs are planned at: n rounded to the nearest of
-// 2^(j/8) (within 4.5%), so their curves are computed once per process.
+// The counts whose FPRs small runs are planned with: n rounded to the
+// nearest of 2^(j/8) (within 4.5%), so they are computed once per process.
 uint64_t GridKeys(uint64_t n) {
   const double j = std::round(8 * std::log2(static_cast<double>(n)));
   return std::max<uint64_t>(
       1, static_cast<uint64_t>(std::llround(std::exp2(j / 8))));
 }
 
-// The kind's curve for a run of n keys: the large-filter curve, or for a
-// small run each of its sizes planned for GridKeys(n) keys, made convex
-// again. Cached: thread-safe, at most 3 kinds x 128 counts.
-const std::vector<SizePoint>& RunCurve(FilterKind kind, uint64_t n) {
+// The FPR of each size of the kind's large-filter curve, for filters of
+// GridKeys(n) keys. Cached: thread-safe, at most 3 kinds x 128 counts.
+const std::vector<double>& GridFprs(FilterKind kind, uint64_t n) {
   const std::vector<SizePoint>& large = internal::SizeCurve(kind);
-  if (n >= kSmallRun) return large;
   n = GridKeys(n);
   static std::mutex mu;
-  static auto* curves =
-      new std::map<std::pair<FilterKind, uint64_t>, std::vector<SizePoint>>();
+  static auto* fprs =
+      new std::map<std::pair<FilterKind, uint64_t>, std::vector<double>>();
   {
     std::lock_guard<std::mutex> lock(mu);
-    auto it = curves->find({kind, n});
-    if (it != curves->end()) return it->second;
+    auto it = fprs->find({kind, n});
+    if (it != fprs->end()) return it->second;
   }
-  // Computed without the lock: a blocked Bloom curve takes ~50 ms.
-  std::vector<SizePoint> points;
-  points.reserve(large.size());
+  // Computed without the lock: blocked Bloom's take ~50 ms.
+  std::vector<double> out;
+  out.reserve(large.size());
   for (const SizePoint& p : large) {
     FilterSpec spec;
     spec.kind = kind;
     spec.bits_per_key = p.spec_bits;
-    const FilterParams f = internal::PlanFilter(spec, n);
-    points.push_back(
-        {p.spec_bits,
-         8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(n),
-         f.expected_fpr});
+    out.push_back(internal::PlanFilter(spec, n).expected_fpr);
   }
-  std::vector<SizePoint> hull = internal::LowerHull(std::move(points));
   std::lock_guard<std::mutex> lock(mu);
   // std::map never moves its elements: the reference stays valid.
-  return curves->emplace(std::make_pair(kind, n), std::move(hull))
-      .first->second;
+  return fprs->emplace(std::make_pair(kind, n), std::move(out)).first->second;
+}
+
+// The kind's curve for a small run of n keys: each size of the large
+// curve, with the bits its filter spends for exactly n keys (cheap) and
+// its FPR at about n (GridFprs), made convex again.
+std::vector<SizePoint> SmallRunCurve(FilterKind kind, uint64_t n) {
+  const std::vector<SizePoint>& large = internal::SizeCurve(kind);
+  const std::vector<double>& fprs = GridFprs(kind, n);
+  std::vector<SizePoint> points;
+  points.reserve(large.size());
+  for (size_t i = 0; i < large.size(); i++) {
+    FilterSpec spec;
+    spec.kind = kind;
+    spec.bits_per_key = large[i].spec_bits;
+    const FilterParams f = internal::PlanFilter(spec, n, /*with_fpr=*/false);
+    points.push_back(
+        {large[i].spec_bits,
+         8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(n),
+         fprs[i]});
+  }
+  return internal::LowerHull(std::move(points));
 }
 
 // One run's options: per candidate kind, its curve for the run's keys.
@@ -125,7 +138,17 @@ class Planner {
       r.weight = rebuilds[i] * r.keys;
       if (run_keys[i] > 0) {
         for (const KindCost& c : costs_) {
-          r.curves.push_back(&RunCurve(c.kind, run_keys[i]));
+          if (run_keys[i] >= kSmallRun) {
+            r.curves.push_back(&internal::SizeCurve(c.kind));
+            continue;
+          }
+          // Runs of equal keys (L0 files) share their curves.
+          auto key = std::make_pair(c.kind, run_keys[i]);
+          auto it = small_.find(key);
+          if (it == small_.end()) {
+            it = small_.emplace(key, SmallRunCurve(c.kind, run_keys[i])).first;
+          }
+          r.curves.push_back(&it->second);
         }
       }
       runs_.push_back(std::move(r));
@@ -258,6 +281,7 @@ class Planner {
   const std::vector<KindCost>& costs_;
   const double read_ns_;
   std::vector<RunOptions> runs_;
+  std::map<std::pair<FilterKind, uint64_t>, std::vector<SizePoint>> small_;
 };
 
 }  // namespace

@@ -165,6 +165,16 @@ int AutoLevelParams(const std::vector<uint64_t>& levels, double bits,
   char bits_text[64];
   std::snprintf(bits_text, sizeof(bits_text), "%.17g", bits);
   const std::string text = "auto:" + std::string(bits_text) + kind.substr(4);
+  const std::string first =
+      kind.size() > 5 ? kind.substr(5, kind.find(':', 5) - 5) : "";
+  if (!first.empty() &&
+      first.find_first_not_of("0123456789.") == std::string::npos) {
+    std::fprintf(stderr,
+                 "sstfilter: --kind=%s: the bits per key come from --bits; "
+                 "--kind takes auto's options only (auto:read_us=3)\n",
+                 kind.c_str());
+    return kUsageError;
+  }
   FilterSpec spec;
   Status s = ParseFilterSpec(text, &spec);
   size_t l0_runs = 0;

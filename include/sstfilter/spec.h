@@ -74,7 +74,7 @@ const char* ExampleSpec(FilterKind kind);
 // were measured): one data-block read from storage, and the build-time
 // budget against blocked Bloom.
 inline constexpr double kAutoReadMicros = 100;
-inline constexpr double kAutoBuildRatio = 3;
+inline constexpr double kAutoBuildRatio = 8;
 
 struct FilterSpec {
   FilterKind kind = FilterKind::kBlockedBloom;
