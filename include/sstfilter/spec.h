@@ -102,8 +102,8 @@ struct FilterSpec {
   int l0_files = 4;        // L0 files, together 1/size_ratio of the top level,
                            // in [1, 1000]; RocksDB's compaction trigger
 
-  // auto (docs/LEVEL_SIZING.md, "Cost per Get: auto"): `kind` is ignored
-  // (and kept at its default); each filter is written as the kind among
+  // auto (docs/LEVEL_SIZING.md, "Cost per Get: auto"): `kind` stays at
+  // its default and is not used; each filter is written as the kind among
   // blocked_bloom, bloom and ribbon, and at the bits per key, that give the
   // least expected cost per absent-key Get at bits_per_key on average over
   // the tree (PlanFilterCosts, sstfilter/params.h). The bytes are those of
