@@ -159,7 +159,9 @@ Loaded LoadNaturalTree(const std::string& text, bool listener) {
 }
 
 std::string Describe(const Loaded& l) {
-  std::string s = "bits/key " + std::to_string(l.bits_per_key) + ";";
+  std::string s = l.bits_per_key > 0
+                      ? "bits/key " + std::to_string(l.bits_per_key) + ";"
+                      : "filters:";
   for (const auto& [kind, n] : l.kinds) {
     s += std::string(" ") + FilterKindName(kind) + " x " + std::to_string(n);
   }
@@ -203,6 +205,47 @@ TEST(RocksDBAutoTest, CostsInTheSpecDecide) {
     std::printf("%s: %s\n", text, Describe(l).c_str());
     EXPECT_EQ(l.kinds.count(FilterKind::kRibbon), 0u) << text;
     EXPECT_GT(l.kinds.count(FilterKind::kBlockedBloom), 0u) << text;
+  }
+}
+
+// Where no tree plans the filter, the auto builder picks the kind by each
+// filter's keys: partitioned filters (many small filters per table, sized
+// through ApproximateNumEntries) and universal compaction. No key is lost,
+// and more than one kind is written where the counts call for it.
+TEST(RocksDBAutoTest, PartitionedAndUniversal) {
+  for (const bool universal : {false, true}) {
+    SCOPED_TRACE(universal ? "universal" : "partitioned");
+    KindCounts counts;
+    ScratchDir dir;
+    TableSetup t;
+    t.policy = std::make_shared<CountingPolicy>(MustPolicy("auto:10"), &counts);
+    t.partitioned = !universal;
+    rocksdb::Options o = MakeOptions(t);
+    if (universal) o.compaction_style = rocksdb::kCompactionStyleUniversal;
+    auto db = OpenDB(o, dir.path());
+    ASSERT_TRUE(db);
+    constexpr uint64_t kKeys = 20000;
+    test::WriteKeys(db.get(), 0, kKeys, 2);
+    test::WriteKeys(db.get(), 1, kKeys, 2);
+    ASSERT_TRUE(
+        db->CompactRange(rocksdb::CompactRangeOptions(), nullptr, nullptr)
+            .ok());
+    ExpectAllPresent(db.get(), kKeys);
+    ReadAbsent(db.get(), kKeys, MissingKey, false);
+    ReadAbsent(db.get(), kKeys, MissingKey, true);
+    std::lock_guard<std::mutex> l(counts.mu);
+    int filters = 0;
+    for (const auto& [kind, n] : counts.filters) {
+      EXPECT_NE(kind, FilterKind::kEmpty);
+      filters += n;
+    }
+    Loaded seen;
+    seen.kinds = counts.filters;
+    std::printf("auto:10, %s: %s\n", universal ? "universal" : "partitioned",
+                Describe(seen).c_str());
+    EXPECT_GE(filters, universal ? 3 : 10);
+    // The default costs give the ribbon kind to filters of most sizes.
+    EXPECT_GT(counts.filters[FilterKind::kRibbon], 0);
   }
 }
 
