@@ -8,7 +8,8 @@
 // whole tree's filter bits per key against the spec's uniform filters, the
 // measured false positives per absent Get (filters' positives / Gets), and
 // PlanLevelBits on the tree's real runs at that memory: the optimum and
-// uniform bits. docs/BENCHMARKS.md ("Bits per level") has the figures.
+// uniform bits (for an auto spec: PlanFilterCosts, its kinds and bits).
+// docs/BENCHMARKS.md ("Bits per level") has the figures.
 //
 //   build/bench/rocksdb_level_tree --spec=blocked_bloom:10:by_level
 //       --db=/tmp/tree --listener=true      (one command line)
@@ -181,7 +182,25 @@ int main(int argc, char** argv) {
   // At this tree's memory, in the spec's unit: the optimum and uniform.
   sstfilter::LevelPlan plan;
   const double avg = spec.bits_per_key * all.bits / all.uniform_bits;
-  if (sstfilter::PlanLevelBits(spec.kind, runs, avg, &plan).ok()) {
+  if (spec.auto_kind) {
+    // An auto spec's own plan: its kinds and bits at this tree's memory.
+    const size_t l0 = levels.count(0) != 0 ? levels[0].files : 0;
+    sstfilter::FilterSpec at = spec;
+    at.bits_per_key = avg;
+    sstfilter::CostPlan cost;
+    if (sstfilter::PlanFilterCosts(at, runs, sstfilter::TreeRebuilds(runs, l0),
+                                   &cost)
+            .ok()) {
+      std::printf("PlanFilterCosts on these %zu runs at %.3f bits/key:",
+                  runs.size(), avg);
+      for (size_t i = 0; i < runs.size(); i++) {
+        std::printf(" %s:%.2f", sstfilter::FilterKindName(cost.kinds[i]),
+                    cost.bits_per_key[i]);
+      }
+      std::printf(", %.5f expected false positives per absent Get\n",
+                  cost.expected_false_positives);
+    }
+  } else if (sstfilter::PlanLevelBits(spec.kind, runs, avg, &plan).ok()) {
     std::printf(
         "PlanLevelBits on these %zu runs at %.3f bits/key: optimum %.5f, "
         "uniform %.5f expected false positives per absent Get\n",

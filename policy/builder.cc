@@ -105,6 +105,9 @@ uint64_t PlannedFilterBytes(const KindPlan& plan, const FilterSpec& spec) {
 
 FilterParams PlanFilter(const FilterSpec& spec, uint64_t n, bool with_fpr) {
   assert(n <= kMaxPlanKeys);
+  // An auto spec writes the kind it chooses for n keys.
+  if (spec.auto_kind)
+    return PlanFilter(ChooseKindForKeys(spec, n), n, with_fpr);
   const KindRow* row = FindKindRow(spec.kind);
   assert(row != nullptr && row->plan != nullptr);  // spec.Validate()
   KindPlan plan = row->plan(spec, n, with_fpr);
@@ -132,7 +135,8 @@ Status NewFilterBuilder(const FilterSpec& spec,
   }
   // Validate() admits only kinds with a builder.
   std::unique_ptr<FilterBuilder> b =
-      internal::FindKindRow(spec.kind)->new_builder(spec);
+      spec.auto_kind ? internal::NewAutoBuilder(spec, secret)
+                     : internal::FindKindRow(spec.kind)->new_builder(spec);
   if (spec.keyed) b->secret_ = secret;
   if (spec.salt) b->NextSeed();
   *out = std::move(b);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "policy/plan.h"
+#include "policy/size_curve.h"
 #include "policy/spec_parse.h"
 
 namespace sstfilter {
@@ -178,25 +179,38 @@ Status ParamsForFpr(FilterKind kind, uint64_t num_keys, double target_fpr,
   return Status::OK();
 }
 
-namespace {
+namespace internal {
 
-// One size of a kind's filter: the spec's bits per key, the bits per key a
-// builder spends on it, and its expected FPR.
-struct SizePoint {
-  double spec_bits;
-  double real_bits;
-  double fpr;
-};
+std::vector<SizePoint> LowerHull(std::vector<SizePoint> points) {
+  // Of sizes that build the same filter, keep the one nearest a whole
+  // number of spec bits ("cuckoo:12", not "cuckoo:11.5").
+  std::stable_sort(points.begin(), points.end(),
+                   [](const SizePoint& a, const SizePoint& b) {
+                     if (a.real_bits != b.real_bits) {
+                       return a.real_bits < b.real_bits;
+                     }
+                     if (a.fpr != b.fpr) return a.fpr < b.fpr;
+                     return std::abs(a.spec_bits - std::round(a.spec_bits)) <
+                            std::abs(b.spec_bits - std::round(b.spec_bits));
+                   });
+  std::vector<SizePoint> hull;
+  for (const SizePoint& p : points) {
+    if (!hull.empty() && p.real_bits == hull.back().real_bits) continue;
+    if (!hull.empty() && p.fpr >= hull.back().fpr) continue;  // no gain
+    // Pop points above the segment from their predecessor to p.
+    while (hull.size() >= 2) {
+      const SizePoint& a = hull[hull.size() - 2];
+      const SizePoint& b = hull.back();
+      const double cross = (b.real_bits - a.real_bits) * (p.fpr - a.fpr) -
+                           (b.fpr - a.fpr) * (p.real_bits - a.real_bits);
+      if (cross > 0) break;  // b is below the segment a-p: keep it
+      hull.pop_back();
+    }
+    hull.push_back(p);
+  }
+  return hull;
+}
 
-// Large enough that rounding to bytes or blocks and the trailer vanish.
-constexpr uint64_t kCurveKeys = uint64_t{1} << 20;
-constexpr double kCurveStep = 1.0 / 16;
-
-// The lower convex hull of (real_bits, fpr) over the kind's sizes, in steps
-// of kCurveStep spec bits from MinBitsPerKey to MaxBitsPerKey. On a convex
-// curve, giving bits to the run with the best FP saved per bit, segment by
-// segment, is optimal; the hull also skips sizes no better than a mix of
-// their neighbours (cuckoo's whole fingerprint bits, Bloom's whole probes).
 // Computed once per kind (blocked Bloom's FPR sums a Poisson series).
 const std::vector<SizePoint>& SizeCurve(FilterKind kind) {
   static std::mutex mu;
@@ -215,33 +229,17 @@ const std::vector<SizePoint>& SizeCurve(FilterKind kind) {
                       8.0 * static_cast<double>(p.filter_bytes) / kCurveKeys,
                       p.expected_fpr});
   }
-  // Of sizes that build the same filter, keep the one nearest a whole
-  // number of spec bits ("cuckoo:12", not "cuckoo:11.5").
-  std::stable_sort(points.begin(), points.end(),
-                   [](const SizePoint& a, const SizePoint& b) {
-                     if (a.real_bits != b.real_bits) {
-                       return a.real_bits < b.real_bits;
-                     }
-                     if (a.fpr != b.fpr) return a.fpr < b.fpr;
-                     return std::abs(a.spec_bits - std::round(a.spec_bits)) <
-                            std::abs(b.spec_bits - std::round(b.spec_bits));
-                   });
-  for (const SizePoint& p : points) {
-    if (!hull.empty() && p.real_bits == hull.back().real_bits) continue;
-    if (!hull.empty() && p.fpr >= hull.back().fpr) continue;  // no gain
-    // Pop points above the segment from their predecessor to p.
-    while (hull.size() >= 2) {
-      const SizePoint& a = hull[hull.size() - 2];
-      const SizePoint& b = hull.back();
-      const double cross = (b.real_bits - a.real_bits) * (p.fpr - a.fpr) -
-                           (b.fpr - a.fpr) * (p.real_bits - a.real_bits);
-      if (cross > 0) break;  // b is below the segment a-p: keep it
-      hull.pop_back();
-    }
-    hull.push_back(p);
-  }
+  hull = LowerHull(std::move(points));
   return hull;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::kCurveKeys;
+using internal::SizeCurve;
+using internal::SizePoint;
 
 // The spec bits per key of each run: every run starts at the curve's
 // smallest size; the budget left, in bits, goes to whichever run saves the

@@ -20,7 +20,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policy/hash_list.h"
@@ -115,10 +117,20 @@ class HashListBuilder : public FilterBuilder {
   size_t NumEntries() const override { return hashes_.size(); }
   size_t FilterSize(size_t num_entries) const override;
 
+  // Exchanges the hashes added with *other's: how an auto builder hands
+  // its keys to the builder of the kind it chose, without a copy.
+  void SwapHashes(HashList* other) { std::swap(hashes_, *other); }
+
  protected:
   explicit HashListBuilder(const FilterSpec& spec) : FilterBuilder(spec) {}
   HashList hashes_;
 };
+
+// The builder of an auto spec (cost_plan.cc): keeps the hashes, and at
+// Finish writes the filter of ChooseKindForKeys(spec, its keys) with a
+// builder of that kind. `secret` as NewFilterBuilder's.
+std::unique_ptr<FilterBuilder> NewAutoBuilder(const FilterSpec& spec,
+                                              const FilterSecret* secret);
 
 }  // namespace internal
 }  // namespace sstfilter

@@ -23,8 +23,13 @@ Status Bad(std::string_view text, const std::string& why) {
 
 }  // namespace
 
+// The bits per key an auto spec may name: its candidates' widest range.
+constexpr double kAutoMinBits = 1;
+constexpr double kAutoMaxBits = 64;
+constexpr std::string_view kAutoName = "auto";
+
 std::string FilterSpec::ToString() const {
-  std::string s = FilterKindName(kind);
+  std::string s = auto_kind ? std::string(kAutoName) : FilterKindName(kind);
   s += ':';
   s += FormatNumber(bits_per_key);
   if (seed != 0) s += ":seed=" + std::to_string(seed);
@@ -38,24 +43,58 @@ std::string FilterSpec::ToString() const {
   if (l0_files != defaults.l0_files) {
     s += ":l0_files=" + std::to_string(l0_files);
   }
+  if (read_us != defaults.read_us) s += ":read_us=" + FormatNumber(read_us);
+  if (build_x != defaults.build_x) s += ":build_x=" + FormatNumber(build_x);
   return s;
 }
 
 Status FilterSpec::Validate() const {
-  const internal::KindRow* k = internal::FindKindRow(kind);
-  if (k == nullptr || k->new_builder == nullptr) {
-    return Status::InvalidArgument(
-        std::string("filter kind \"") + FilterKindName(kind) +
-        "\" has no builder; use " + internal::SpecKindList());
-  }
-  if (!(bits_per_key >= k->min_bits && bits_per_key <= k->max_bits)) {
-    return Status::InvalidArgument(
-        std::string(k->name) + " bits per key must be within [" +
-        FormatNumber(k->min_bits) + ", " + FormatNumber(k->max_bits) +
-        "], got " + FormatNumber(bits_per_key));
-  }
   const FilterSpec defaults;
-  if (!by_level &&
+  const internal::KindRow* k = internal::FindKindRow(kind);
+  if (auto_kind) {
+    if (kind != defaults.kind) {
+      return Status::InvalidArgument(
+          "an auto spec chooses the kind of each filter; leave kind at " +
+          std::string(FilterKindName(defaults.kind)));
+    }
+    if (by_level) {
+      return Status::InvalidArgument(
+          "auto plans over the tree already; drop by_level");
+    }
+    if (!(bits_per_key >= kAutoMinBits && bits_per_key <= kAutoMaxBits)) {
+      return Status::InvalidArgument("auto bits per key must be within [" +
+                                     FormatNumber(kAutoMinBits) + ", " +
+                                     FormatNumber(kAutoMaxBits) + "], got " +
+                                     FormatNumber(bits_per_key));
+    }
+    if (!(read_us >= 0 && read_us <= 1e6)) {
+      return Status::InvalidArgument(
+          "read_us must be within [0, 1000000] microseconds, got " +
+          FormatNumber(read_us));
+    }
+    if (!(build_x >= 1 && build_x <= 1000)) {
+      return Status::InvalidArgument("build_x must be within [1, 1000], got " +
+                                     FormatNumber(build_x));
+    }
+  } else {
+    if (k == nullptr || k->new_builder == nullptr) {
+      return Status::InvalidArgument(
+          std::string("filter kind \"") + FilterKindName(kind) +
+          "\" has no builder; use " + internal::SpecKindList() + ", or auto");
+    }
+    if (!(bits_per_key >= k->min_bits && bits_per_key <= k->max_bits)) {
+      return Status::InvalidArgument(
+          std::string(k->name) + " bits per key must be within [" +
+          FormatNumber(k->min_bits) + ", " + FormatNumber(k->max_bits) +
+          "], got " + FormatNumber(bits_per_key));
+    }
+    if (read_us != defaults.read_us || build_x != defaults.build_x) {
+      return Status::InvalidArgument(
+          "read_us and build_x are the costs an auto spec weighs; use "
+          "auto:<bits>");
+    }
+  }
+  if (!by_level && !auto_kind &&
       (size_ratio != defaults.size_ratio || l0_files != defaults.l0_files)) {
     return Status::InvalidArgument(
         "size_ratio and l0_files describe the tree of a by_level "
@@ -105,10 +144,19 @@ std::string ParseOption(std::string_view option, FilterSpec* out) {
     if (!ParseDecimal(value, &out->size_ratio)) {
       return "size_ratio " + quoted + " is not a decimal number";
     }
+  } else if (has_value && name == "read_us") {
+    if (!ParseDecimal(value, &out->read_us)) {
+      return "read_us " + quoted + " is not a decimal number";
+    }
+  } else if (has_value && name == "build_x") {
+    if (!ParseDecimal(value, &out->build_x)) {
+      return "build_x " + quoted + " is not a decimal number";
+    }
   } else {
     return "unknown option \"" + std::string(option) +
            "\" after bits per key; expected seed=<n>, keyed, salt, "
-           "by_level, size_ratio=<x> or l0_files=<n>";
+           "by_level, size_ratio=<x> or l0_files=<n>" +
+           (out->auto_kind ? ", read_us=<x> or build_x=<x>" : "");
   }
   return "";
 }
@@ -129,12 +177,17 @@ Status ParseFilterSpec(std::string_view text, FilterSpec* spec) {
   rest.remove_prefix(colon + 1);
 
   FilterSpec out;
-  const internal::KindRow* kind = internal::FindKindRow(kind_name);
-  if (kind == nullptr || kind->new_builder == nullptr) {
-    return Bad(text, "unknown filter kind \"" + std::string(kind_name) +
-                         "\"; expected " + internal::SpecKindList());
+  if (kind_name == kAutoName) {
+    out.auto_kind = true;
+  } else {
+    const internal::KindRow* kind = internal::FindKindRow(kind_name);
+    if (kind == nullptr || kind->new_builder == nullptr) {
+      return Bad(text, "unknown filter kind \"" + std::string(kind_name) +
+                           "\"; expected " + internal::SpecKindList() +
+                           ", or auto");
+    }
+    out.kind = kind->kind;
   }
-  out.kind = kind->kind;
 
   const std::string_view bits = rest.substr(0, rest.find(':'));
   rest.remove_prefix(bits.size());

@@ -382,6 +382,13 @@ TEST_P(LevelDBPolicyKindTest, ConcurrentCreateFilterIsCorrect) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBPolicyKindTest,
                          ::testing::ValuesIn(test::AllKindSpecs()));
+// auto: one level of small filters, each of the kind whose Get costs least
+// at its keys: at the default costs the ribbon kind for most counts and
+// standard Bloom for some (between 73 and 281 keys, where a small ribbon
+// filter's accuracy varies with its count); at build_x=3 (the ribbon kind
+// over budget) standard Bloom.
+INSTANTIATE_TEST_SUITE_P(Auto, LevelDBPolicyKindTest,
+                         ::testing::Values("auto:10", "auto:10:build_x=3"));
 
 // ============================================================================
 // Real databases on disk.
@@ -652,6 +659,8 @@ TEST_P(LevelDBTest, ReopenWithOtherPoliciesLosesNoKey) {
 
 INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBTest,
                          ::testing::ValuesIn(test::AllKindSpecs()));
+INSTANTIATE_TEST_SUITE_P(Auto, LevelDBTest,
+                         ::testing::Values("auto:10", "auto:10:build_x=3"));
 
 }  // namespace
 }  // namespace sstfilter

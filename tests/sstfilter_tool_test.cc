@@ -257,6 +257,37 @@ TEST(SstfilterToolTest, ParamsLevelsReportsEachKind) {
   EXPECT_TRUE(Contains(r.err, "no kind can plan 100 bits per key")) << r.err;
 }
 
+// --kind=auto: the plan of PlanFilterCosts, run by run, with the spec's
+// options after "auto"; a bad option is a usage error naming it.
+TEST(SstfilterToolTest, ParamsLevelsAuto) {
+  const Result r = RunTool(
+      "params --levels=64000,64000,1e6,1e7,1e8 --bits=10 "
+      "--kind=auto:build_x=5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<uint64_t> runs = {64000, 64000, 1000000, 10000000,
+                                      100000000};
+  FilterSpec spec;
+  ASSERT_TRUE(ParseFilterSpec("auto:10:build_x=5", &spec).ok());
+  CostPlan plan;
+  ASSERT_TRUE(PlanFilterCosts(spec, runs, TreeRebuilds(runs, 2), &plan).ok());
+  EXPECT_TRUE(Contains(r.out, "auto:10:build_x=5: 5 runs")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "the first 2 as L0 files")) << r.out;
+  for (size_t i = 0; i < runs.size(); i++) {
+    char row[64];
+    std::snprintf(row, sizeof(row), " %-14s %9.3f ",
+                  FilterKindName(plan.kinds[i]), plan.bits_per_key[i]);
+    EXPECT_TRUE(Contains(r.out, row)) << row << "\n" << r.out;
+  }
+  char fp[64];
+  std::snprintf(fp, sizeof(fp), "per absent Get: %.6f false positives",
+                plan.expected_false_positives);
+  EXPECT_TRUE(Contains(r.out, fp)) << fp << "\n" << r.out;
+  const Result bad = RunTool("params --levels=1e6,1e7 --kind=auto:read_us=-1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(Contains(bad.err, "read_us must be within")) << bad.err;
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
+}
+
 TEST(SstfilterToolTest, ParamsRejectsBadArguments) {
   struct Case {
     const char* args;

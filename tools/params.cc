@@ -164,6 +164,78 @@ void AddKindRow(FilterKind k, uint64_t keys, double fpr, ParamsTable* out) {
   out->rows += row;
 }
 
+// `params --levels=... --kind=auto[:<option>...]`: the plan of the spec
+// "auto:<bits>[:<option>...]" over the runs, given top first; the leading
+// runs of the first run's key count are L0 files (flushes), the rest levels.
+int AutoLevelParams(const std::vector<uint64_t>& levels, double bits,
+                    const std::string& kind) {
+  char bits_text[64];
+  std::snprintf(bits_text, sizeof(bits_text), "%.17g", bits);
+  const std::string text = "auto:" + std::string(bits_text) + kind.substr(4);
+  const std::string first =
+      kind.size() > 5 ? kind.substr(5, kind.find(':', 5) - 5) : "";
+  if (!first.empty() &&
+      first.find_first_not_of("0123456789.") == std::string::npos) {
+    std::fprintf(stderr,
+                 "sstfilter: --kind=%s: the bits per key come from --bits; "
+                 "--kind takes auto's options only (auto:read_us=3)\n",
+                 kind.c_str());
+    return kUsageError;
+  }
+  FilterSpec spec;
+  Status s = ParseFilterSpec(text, &spec);
+  size_t l0_runs = 0;
+  while (l0_runs < levels.size() && levels[l0_runs] == levels[0]) l0_runs++;
+  if (l0_runs == levels.size()) l0_runs = levels.size() > 1 ? 1 : 0;
+  const std::vector<double> rebuilds = TreeRebuilds(levels, l0_runs);
+  CostPlan plan;
+  if (s.ok()) s = PlanFilterCosts(spec, levels, rebuilds, &plan);
+  LevelPlan ribbon;
+  if (s.ok()) s = PlanLevelBits(FilterKind::kRibbon, levels, bits, &ribbon);
+  if (!s.ok()) {
+    std::fprintf(stderr, "sstfilter: %s\n", s.message().c_str());
+    return kUsageError;
+  }
+  double total = 0;
+  for (uint64_t n : levels) total += static_cast<double>(n);
+  std::printf(
+      "%s: %zu runs (top first; the first %zu as L0 files), %.0f keys; an "
+      "absent-key Get probes every run once\n"
+      "cost per Get = query ns + %g us x false positives; build time at most "
+      "%gx blocked_bloom's\n\n",
+      spec.ToString().c_str(), levels.size(), l0_runs, total, spec.read_us,
+      spec.build_x);
+  std::printf("%-5s %14s %7s %-14s %9s %11s %11s %9s %11s %9s\n", "run", "keys",
+              "share", "kind", "bits/key", "FPR", "reads/Get", "query ns",
+              "build ns/key", "rebuilds");
+  for (size_t i = 0; i < levels.size(); i++) {
+    std::printf(
+        "%-5zu %14llu %6.2f%% %-14s %9.3f %10.6f%% %11.6f %9.1f %11.1f %9.2f\n",
+        i, static_cast<unsigned long long>(levels[i]),
+        total > 0 ? 100 * static_cast<double>(levels[i]) / total : 0,
+        FilterKindName(plan.kinds[i]), plan.bits_per_key[i], 100 * plan.fpr[i],
+        plan.fpr[i], plan.query_ns[i], plan.build_ns[i], rebuilds[i]);
+  }
+  std::printf(
+      "per absent Get: %.6f false positives (ribbon by level: %.6f), %.1f ns "
+      "of filter queries, %.1f ns in all\n"
+      "filter memory: %.0f bits, budget %.0f (%+.3f%%)\n"
+      "build time: %.3gx that of blocked_bloom in every run (rebuilds x keys "
+      "x build ns)\n",
+      plan.expected_false_positives, ribbon.expected_false_positives,
+      plan.expected_query_ns, plan.expected_cost_ns, plan.total_bits,
+      plan.budget_bits,
+      plan.budget_bits > 0 ? 100 * (plan.total_bits / plan.budget_bits - 1)
+                           : 0.0,
+      plan.blocked_bloom_build_ns > 0
+          ? plan.build_ns_total / plan.blocked_bloom_build_ns
+          : 1.0);
+  std::printf(
+      "\nbits/key as the kind's spec names it; memory counts every byte "
+      "written. Costs: docs/LEVEL_SIZING.md.\n");
+  return 0;
+}
+
 }  // namespace
 
 int Params(uint64_t keys, double fpr, const std::string& kind) {
@@ -223,12 +295,16 @@ int Params(uint64_t keys, double fpr, const std::string& kind) {
 
 int LevelParams(const std::vector<uint64_t>& levels, double bits,
                 const std::string& kind) {
+  if (kind == "auto" || kind.rfind("auto:", 0) == 0) {
+    return AutoLevelParams(levels, bits, kind);
+  }
   std::vector<FilterKind> kinds;
   for (FilterKind k : SpecKinds()) {
     if (kind.empty() || kind == FilterKindName(k)) kinds.push_back(k);
   }
   if (kinds.empty()) {
-    std::fprintf(stderr, "sstfilter: unknown --kind \"%s\"; expected %s\n",
+    std::fprintf(stderr,
+                 "sstfilter: unknown --kind \"%s\"; expected %s, or auto\n",
                  kind.c_str(), KindNames(SpecKinds()).c_str());
     return kUsageError;
   }

@@ -1,6 +1,9 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// by_level's rule (docs/LEVEL_SIZING.md, "The rule in RocksDB"):
+// by_level's rule (docs/LEVEL_SIZING.md, "The rule in RocksDB"), and
+// auto's (the same, with a kind and bits per run from PlanFilterCosts; "the
+// average" is then the auto spec itself, whose builder picks the kind by
+// the filter's keys):
 //
 //   universal or FIFO compaction, level -1 (SstFileWriter)   -> the average
 //   a level the listener's tree plans a table for            -> its plan
@@ -25,8 +28,24 @@
 namespace sstfilter {
 namespace internal {
 
+namespace {
+
+bool PlansTree(const FilterSpec& spec) {
+  return spec.by_level || spec.auto_kind;
+}
+
+// The range a plan's average may move in: the kind's, or auto's.
+double MinAverage(const FilterSpec& spec) {
+  return spec.auto_kind ? 1 : MinBitsPerKey(spec.kind);
+}
+double MaxAverage(const FilterSpec& spec) {
+  return spec.auto_kind ? 64 : MaxBitsPerKey(spec.kind);
+}
+
+}  // namespace
+
 bool LevelSizer::UsesTree(const rocksdb::FilterBuildingContext& context) const {
-  return spec_.by_level &&
+  return PlansTree(spec_) &&
          context.compaction_style == rocksdb::kCompactionStyleLevel &&
          context.level_at_creation >= 0;
 }
@@ -39,15 +58,64 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
     top_ = std::min(top_, level);
     bottom_ = std::max(bottom_, level);
   }
-  FilterSpec out = spec_;
-  out.bits_per_key = ObservedBits(level);
-  if (out.bits_per_key == 0) out.bits_per_key = ModelBits(context);
-  return out;
+  const FilterSpec* observed = ObservedSpec(level);
+  return observed != nullptr ? *observed : ModelSpec(context);
+}
+
+std::vector<FilterSpec> LevelSizer::PlanSpecs(const std::vector<uint64_t>& keys,
+                                              const std::vector<bool>& l0,
+                                              double average,
+                                              double* budget_bits) const {
+  std::vector<FilterSpec> specs;
+  if (!spec_.auto_kind) {
+    LevelPlan plan;
+    if (!PlanLevelBits(spec_.kind, keys, average, &plan).ok()) return specs;
+    for (double bits : plan.bits_per_key) {
+      specs.push_back(spec_);
+      specs.back().bits_per_key = bits;
+    }
+    *budget_bits = plan.budget_bits;
+    return specs;
+  }
+  // TreeRebuilds wants the L0 files first, then the levels from the top.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < keys.size(); i++) {
+    if (l0[i]) order.push_back(i);
+  }
+  const size_t l0_runs = order.size();
+  for (size_t i = 0; i < keys.size(); i++) {
+    if (!l0[i]) order.push_back(i);
+  }
+  std::vector<uint64_t> ordered;
+  for (size_t i : order) ordered.push_back(keys[i]);
+  const std::vector<double> ordered_weights = TreeRebuilds(ordered, l0_runs);
+  std::vector<double> weights(keys.size());
+  for (size_t j = 0; j < order.size(); j++)
+    weights[order[j]] = ordered_weights[j];
+  FilterSpec avg = spec_;
+  avg.bits_per_key = average;
+  CostPlan plan;
+  if (!PlanFilterCosts(avg, keys, weights, &plan).ok()) return specs;
+  for (size_t i = 0; i < keys.size(); i++) {
+    // The kind's own spec, with the auto spec's hashing: what builders of
+    // that kind write, read by any reader of this library.
+    FilterSpec k;
+    k.kind = plan.kinds[i] == FilterKind::kEmpty ? FilterKind::kBlockedBloom
+                                                 : plan.kinds[i];
+    k.bits_per_key = plan.kinds[i] == FilterKind::kEmpty ? spec_.bits_per_key
+                                                         : plan.bits_per_key[i];
+    k.seed = spec_.seed;
+    k.keyed = spec_.keyed;
+    k.salt = spec_.salt;
+    specs.push_back(k);
+  }
+  *budget_bits = plan.budget_bits;
+  return specs;
 }
 
 void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
                          uint64_t flush_keys) {
-  if (!spec_.by_level) return;
+  if (!PlansTree(spec_)) return;
   const std::vector<Run> runs = PlanRuns(tree, new_l0_keys, flush_keys);
   if (runs.empty()) return;
   {
@@ -56,23 +124,33 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
   }
   // Planned without the lock: tables being built need it meanwhile.
   std::vector<uint64_t> keys;
-  for (const Run& r : runs) keys.push_back(r.keys.keys);
+  std::vector<bool> l0;
+  for (const Run& r : runs) {
+    keys.push_back(r.keys.keys);
+    l0.push_back(r.level <= 0);
+  }
   // The spec was validated, so these succeed; if not, keep the old plan.
-  LevelPlan plan;
-  if (!PlanLevelBits(spec_.kind, keys, spec_.bits_per_key, &plan).ok()) return;
-  const double average = std::clamp(
-      spec_.bits_per_key - Overspent(runs, plan),
-      std::max(MinBitsPerKey(spec_.kind), 0.75 * spec_.bits_per_key),
-      std::min(MaxBitsPerKey(spec_.kind), 1.25 * spec_.bits_per_key));
-  if (!PlanLevelBits(spec_.kind, keys, average, &plan).ok()) return;
+  double budget_bits = 0;
+  std::vector<FilterSpec> specs =
+      PlanSpecs(keys, l0, spec_.bits_per_key, &budget_bits);
+  if (specs.empty()) return;
+  const double average =
+      std::clamp(spec_.bits_per_key - Overspent(runs, specs, budget_bits),
+                 std::max(MinAverage(spec_), 0.75 * spec_.bits_per_key),
+                 std::min(MaxAverage(spec_), 1.25 * spec_.bits_per_key));
+  specs = PlanSpecs(keys, l0, average, &budget_bits);
+  if (specs.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
   observed_runs_ = runs;
-  const double l0 = observed_bits_.empty() ? 0 : observed_bits_[0];
-  observed_bits_.assign(std::max<size_t>(1, tree.levels.size()), 0.0);
-  observed_bits_[0] = l0;
+  FilterSpec none = spec_;
+  none.bits_per_key = 0;
+  const FilterSpec l0_spec =
+      observed_specs_.empty() ? none : observed_specs_[0];
+  observed_specs_.assign(std::max<size_t>(1, tree.levels.size()), none);
+  observed_specs_[0] = l0_spec;
   for (size_t i = 0; i < runs.size(); i++) {
     if (runs[i].level >= 0) {
-      observed_bits_[static_cast<size_t>(runs[i].level)] = plan.bits_per_key[i];
+      observed_specs_[static_cast<size_t>(runs[i].level)] = specs[i];
     }
   }
 }
@@ -107,27 +185,28 @@ std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
 // difference per key of the tree (in the spec's unit). As jobs rewrite a
 // fraction f of the keys, the difference left shrinks by f each time.
 double LevelSizer::Overspent(const std::vector<Run>& runs,
-                             const LevelPlan& plan) const {
+                             const std::vector<FilterSpec>& specs,
+                             double budget_bits) const {
   double over = 0, keys = 0;
   for (size_t i = 0; i < runs.size(); i++) {
     keys += static_cast<double>(runs[i].keys.keys);
-    FilterSpec planned = spec_;
-    planned.bits_per_key = plan.bits_per_key[i];
     for (const BuiltFilter& f : runs[i].keys.built) {
       FilterParams p;
-      if (ParamsForSpec(planned, f.keys, &p).ok()) {
+      if (ParamsForSpec(specs[i], f.keys, &p).ok()) {
         over += f.bits - 8.0 * static_cast<double>(p.filter_bytes);
       }
     }
   }
   // Spec bits per bit written (a cuckoo spec bit costs 1/0.95 bits).
-  const double per_bit = spec_.bits_per_key * keys / plan.budget_bits;
+  const double per_bit = spec_.bits_per_key * keys / budget_bits;
   return over / keys * per_bit;
 }
 
-double LevelSizer::ObservedBits(int level) const {
+const FilterSpec* LevelSizer::ObservedSpec(int level) const {
   const size_t l = static_cast<size_t>(level);
-  return l < observed_bits_.size() ? observed_bits_[l] : 0;
+  return l < observed_specs_.size() && observed_specs_[l].bits_per_key > 0
+             ? &observed_specs_[l]
+             : nullptr;
 }
 
 bool LevelSizer::NearlySame(const std::vector<Run>& a,
@@ -144,20 +223,21 @@ bool LevelSizer::NearlySame(const std::vector<Run>& a,
 
 // The model: levels top_..bottom_, each size_ratio times the one above,
 // plus l0_files L0 files holding together 1/size_ratio of the top level.
-double LevelSizer::ModelBits(const rocksdb::FilterBuildingContext& context) {
-  if (bottom_ < 1) return spec_.bits_per_key;  // a flush before compactions
-  const std::vector<double>& bits = ModelPlan(top_, bottom_);
+FilterSpec LevelSizer::ModelSpec(
+    const rocksdb::FilterBuildingContext& context) {
+  if (bottom_ < 1) return spec_;  // a flush before compactions
+  const std::vector<FilterSpec>& specs = ModelPlan(top_, bottom_);
   const int level = context.level_at_creation;
-  if (level == 0) return bits[0];
+  if (level == 0) return specs[0];
   const int depth = context.is_bottommost ? 0 : bottom_ - level;
-  return bits[1 + static_cast<size_t>(std::max(0, depth))];
+  return specs[1 + static_cast<size_t>(std::max(0, depth))];
 }
 
-// [0]: an L0 file's bits; [1 + d]: the bits of the level d above the
-// bottom. Cached: the model changes shape rarely.
-const std::vector<double>& LevelSizer::ModelPlan(int top, int bottom) {
-  std::vector<double>& bits = model_plans_[{top, bottom}];
-  if (!bits.empty()) return bits;
+// [0]: an L0 file's spec; [1 + d]: that of the level d above the bottom.
+// Cached: the model changes shape rarely.
+const std::vector<FilterSpec>& LevelSizer::ModelPlan(int top, int bottom) {
+  std::vector<FilterSpec>& specs = model_plans_[{top, bottom}];
+  if (!specs.empty()) return specs;
   // Key counts of the model: the bottom at 10^12 keys, every run at least 1.
   const int levels = bottom - top + 1;
   std::vector<uint64_t> runs;
@@ -169,18 +249,22 @@ const std::vector<double>& LevelSizer::ModelPlan(int top, int bottom) {
   const uint64_t l0_file = static_cast<uint64_t>(
       std::max(1.0, keys / spec_.size_ratio / spec_.l0_files));
   runs.insert(runs.end(), static_cast<size_t>(spec_.l0_files), l0_file);
-  LevelPlan plan;
-  bits.assign(1 + static_cast<size_t>(levels), spec_.bits_per_key);
+  std::vector<bool> l0(runs.size(), false);
+  std::fill(l0.end() - spec_.l0_files, l0.end(), true);
+  // Levels from the top down, as PlanSpecs orders them for auto.
+  std::reverse(runs.begin(), runs.begin() + levels);
+  double budget_bits = 0;
+  const std::vector<FilterSpec> plan =
+      PlanSpecs(runs, l0, spec_.bits_per_key, &budget_bits);
+  specs.assign(1 + static_cast<size_t>(levels), spec_);
   // The spec was validated, so this succeeds; if not, the average.
-  if (!PlanLevelBits(spec_.kind, runs, spec_.bits_per_key, &plan).ok()) {
-    return bits;
-  }
-  bits[0] = plan.bits_per_key.back();
+  if (plan.empty()) return specs;
+  specs[0] = plan.back();
   for (int d = 0; d < levels; d++) {
-    bits[1 + static_cast<size_t>(d)] =
-        plan.bits_per_key[static_cast<size_t>(d)];
+    specs[1 + static_cast<size_t>(d)] =
+        plan[static_cast<size_t>(levels - 1 - d)];
   }
-  return bits;
+  return specs;
 }
 
 void LevelSizer::NoteFollowed(const std::shared_ptr<rocksdb::Logger>& info_log,

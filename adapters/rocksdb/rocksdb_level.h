@@ -69,8 +69,8 @@ class LevelSizer {
   // plan is kept while the tree's runs stay within 1/32 of its own.
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
-  // Whether a table of `context` is sized on the tree (by_level, level
-  // compaction, a level >= 0): only then does a listener matter.
+  // Whether a table of `context` is sized on the tree (by_level or auto,
+  // level compaction, a level >= 0): only then does a listener matter.
   bool UsesTree(const rocksdb::FilterBuildingContext& context) const;
 
   // Set once a listener made in code (NewRocksDBLevelListener) reports to
@@ -89,9 +89,15 @@ class LevelSizer {
   bool Follows(const rocksdb::Logger* info_log, const std::string& cf);
 
  private:
-  double ObservedBits(int level) const;
-  double ModelBits(const rocksdb::FilterBuildingContext& context);
-  const std::vector<double>& ModelPlan(int top, int bottom);
+  // The plan of runs of `keys` (l0[i]: run i is an L0 file) at `average`
+  // bits per key: each run's spec (by_level: PlanLevelBits; auto:
+  // PlanFilterCosts), and the budget in bits. Empty on error.
+  std::vector<FilterSpec> PlanSpecs(const std::vector<uint64_t>& keys,
+                                    const std::vector<bool>& l0, double average,
+                                    double* budget_bits) const;
+  const FilterSpec* ObservedSpec(int level) const;
+  FilterSpec ModelSpec(const rocksdb::FilterBuildingContext& context);
+  const std::vector<FilterSpec>& ModelPlan(int top, int bottom);
   // One run of a plan: its level (0: the new L0 file; -1: an L0 file no
   // new table goes to) and keys.
   struct Run {
@@ -101,7 +107,9 @@ class LevelSizer {
   std::vector<Run> PlanRuns(const TreeRuns& tree, uint64_t new_l0_keys,
                             uint64_t flush_keys) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
-  double Overspent(const std::vector<Run>& runs, const LevelPlan& plan) const;
+  double Overspent(const std::vector<Run>& runs,
+                   const std::vector<FilterSpec>& specs,
+                   double budget_bits) const;
 
   const FilterSpec spec_;
   std::mutex mu_;
@@ -109,11 +117,11 @@ class LevelSizer {
   // for, and its plans, cached per (top, bottom).
   int top_ = std::numeric_limits<int>::max();
   int bottom_ = 0;
-  std::map<std::pair<int, int>, std::vector<double>> model_plans_;
+  std::map<std::pair<int, int>, std::vector<FilterSpec>> model_plans_;
   // The observed tree's plan: the runs it was made for, and per level the
-  // bits of a new table there (0: none planned).
+  // spec of a new table there (bits_per_key 0: none planned).
   std::vector<Run> observed_runs_;
-  std::vector<double> observed_bits_;
+  std::vector<FilterSpec> observed_specs_;
   std::atomic<bool> bound_{false};
   // NoteFollowed's column families; entries of closed databases (whose
   // info log is gone) are dropped.

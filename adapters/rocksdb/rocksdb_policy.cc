@@ -220,7 +220,8 @@ class Policy final : public rocksdb::FilterPolicy {
   Policy(const FilterSpec& spec, std::shared_ptr<const FilterSecret> secret)
       : spec_(spec),
         secret_(std::move(secret)),
-        name_(kRocksDBIdPrefix + std::string(FilterKindName(spec.kind))),
+        name_(kRocksDBIdPrefix +
+              std::string(spec.auto_kind ? "auto" : FilterKindName(spec.kind))),
         id_(IdOf(spec)),
         sizer_(spec),
         model_(spec) {
@@ -230,7 +231,8 @@ class Policy final : public rocksdb::FilterPolicy {
   Policy(const Policy&) = delete;
   Policy& operator=(const Policy&) = delete;
 
-  // "sstfilter.<kind>": the Customizable name, shared by every size.
+  // "sstfilter.<kind>" ("sstfilter.auto"): the Customizable name, shared
+  // by every size.
   const char* Name() const override { return name_.c_str(); }
   std::string GetId() const override { return id_; }
 #if SSTFILTER_ROCKSDB_GENERATION >= 1
@@ -255,11 +257,11 @@ class Policy final : public rocksdb::FilterPolicy {
 
   internal::LevelSizer* sizer() const { return &sizer_; }
 
-  // The spec of a new table's filter: by_level plans it on the tree that
-  // the listener made in code for this policy reports (if that listener
-  // follows the table's database and column family; if not, on the model
-  // tree), else on that of the listener of the table's database and column
-  // family (internal::TreeChannel), else on the model tree.
+  // The spec of a new table's filter: by_level and auto plan it on the
+  // tree that the listener made in code for this policy reports (if that
+  // listener follows the table's database and column family; if not, on
+  // the model tree), else on that of the listener of the table's database
+  // and column family (internal::TreeChannel), else on the model tree.
   FilterSpec SpecFor(const rocksdb::FilterBuildingContext& context) const {
     if (!sizer_.UsesTree(context)) return sizer_.SpecFor(context);
     if (sizer_.bound()) {

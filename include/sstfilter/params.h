@@ -111,6 +111,97 @@ struct LevelPlan {
 Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
                      double avg_bits_per_key, LevelPlan* out);
 
+// ---- Kinds and bits per run by cost: auto (docs/LEVEL_SIZING.md) ---------
+//
+// An absent-key Get probes one filter per run; each probe costs the kind's
+// query time, and each false positive one wasted data-block read. An auto
+// spec chooses, per run, the kind among blocked_bloom, bloom and ribbon and
+// the bits per key that minimise
+//
+//   sum_i  query_ns(K_i) + 1000 * read_us * FPR_{K_i}(b_i, n_i)
+//
+// (nanoseconds per absent Get) for the filter memory the spec's average
+// bits per key spends on all the keys, with the build time
+// sum_i rebuilds_i * n_i * build_ns(K_i) at most build_x times that of
+// blocked Bloom filters everywhere. FPR_K(b, n) is the FPR of a filter of
+// kind K built at b bits per key for n keys (ParamsForSpec's), so a small
+// run is planned on what its small filter really gives (runs under 65,536
+// keys: at n within 1/8 of an octave). Kinds are discrete: the plan is
+// optimal up to one run's choice between two kinds.
+//
+//   sstfilter::FilterSpec spec;
+//   sstfilter::ParseFilterSpec("auto:10", &spec);
+//   // One L0 file, then levels of 10^6 and 10^7 keys.
+//   std::vector<uint64_t> runs = {100000, 1000000, 10000000};
+//   sstfilter::CostPlan plan;
+//   sstfilter::PlanFilterCosts(spec, runs,
+//                              sstfilter::TreeRebuilds(runs, 1), &plan);
+//   // plan.kinds[i], plan.bits_per_key[i]: the spec of run i's filter.
+
+// What one probe and one key built cost for a kind, in nanoseconds.
+struct KindCost {
+  FilterKind kind = FilterKind::kEmpty;
+  double query_ns = 0;  // one absent-key probe of a filter of 10^6 keys
+  double build_ns = 0;  // per key added and built, 10^6 keys
+};
+
+// The kinds an auto spec chooses from, with their measured costs
+// (docs/LEVEL_SIZING.md): blocked_bloom, bloom, ribbon.
+const std::vector<KindCost>& DefaultKindCosts();
+
+struct CostPlan {
+  // Per run, in the order given (for a run of no keys: kEmpty and zeros):
+  std::vector<FilterKind> kinds;     // the kind of its filters
+  std::vector<double> bits_per_key;  // in the unit of the kind's spec
+  std::vector<double> fpr;           // expected FPR (wasted reads/Get)
+  std::vector<double> query_ns;      // per probe
+  std::vector<double> build_ns;      // per key built
+  // Sums over the runs, per absent-key Get: false positives (wasted
+  // reads), filter query time, and the whole cost in nanoseconds.
+  double expected_false_positives = 0;
+  double expected_query_ns = 0;
+  double expected_cost_ns = 0;
+  // Build time, sum_i rebuilds_i * n_i * build_ns_i, and the same with
+  // blocked Bloom for every run (the budget is build_x times it).
+  double build_ns_total = 0;
+  double blocked_bloom_build_ns = 0;
+  // Bits of all filters as builders write them for the runs' keys, and
+  // the budget: the spec's average bits per key times the keys. Equal
+  // within rounding to bytes and blocks, and the trailers of small runs.
+  double total_bits = 0;
+  double budget_bits = 0;
+};
+
+// The rebuild weight of each run (how many times, per key it holds now,
+// its keys were built into filters at its place in the tree) for a leveled
+// LSM tree whose first `l0_runs` runs are L0 files and the rest the levels
+// from the top down: every key of the tree was flushed once, so an L0 file
+// weighs (all keys) / (all L0 keys); level L holds keys that all passed
+// through it, each rewritten there 1 + n_L / (2 n_above) times (n_above:
+// the keys of the level above, or of L0 for the first level), so it weighs
+// (keys of L and below) / n_L * (1 + n_L / (2 n_above)), the ratio capped
+// at 500, and 5 (a ratio of 10) for a first level below no L0 file. A run
+// of no keys weighs 0.
+std::vector<double> TreeRebuilds(const std::vector<uint64_t>& run_keys,
+                                 size_t l0_runs);
+
+// The plan of an auto spec over runs of run_keys[i] keys with rebuild
+// weights rebuilds[i] (as many as runs; TreeRebuilds gives them), with
+// `costs` for the kinds (DefaultKindCosts() if empty; the kinds it lists
+// are the candidates). InvalidArgument if the spec is not a valid auto
+// spec, there are no runs, or the sizes differ.
+Status PlanFilterCosts(const FilterSpec& spec,
+                       const std::vector<uint64_t>& run_keys,
+                       const std::vector<double>& rebuilds, CostPlan* out,
+                       const std::vector<KindCost>& costs = {});
+
+// The spec an auto spec writes for one filter of `num_keys` keys when no
+// tree is known: the candidate kind (within build_x of blocked Bloom's
+// build time per key) whose query_ns + 1000 * read_us * FPR is least at
+// the spec's bits per key; seed, keyed and salt kept. REQUIRES:
+// spec.auto_kind and spec.Validate().ok().
+FilterSpec ChooseKindForKeys(const FilterSpec& spec, uint64_t num_keys);
+
 }  // namespace sstfilter
 
 #endif  // SSTFILTER_PARAMS_H_

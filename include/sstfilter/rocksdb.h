@@ -146,8 +146,8 @@ int RegisterRocksDBFilterPolicies(rocksdb::ObjectLibrary& library,
 //
 // `policy` must come from this library (NewRocksDBFilterPolicy or an
 // "sstfilter." id it registered); any other policy is an InvalidArgument
-// error naming it, and *out is unchanged. A policy without by_level
-// ignores what it is told. The listener keeps `policy` alive.
+// error naming it, and *out is unchanged. A policy without by_level or
+// auto ignores what it is told. The listener keeps `policy` alive.
 rocksdb::Status NewRocksDBLevelListener(
     const std::shared_ptr<const rocksdb::FilterPolicy>& policy,
     std::shared_ptr<rocksdb::EventListener>* out,

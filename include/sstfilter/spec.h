@@ -3,23 +3,28 @@
 // FilterSpec: which filter to build and how large, parsed from a short string.
 //
 //   <spec>   ::= ["sstfilter."] <kind> ":" <bits_per_key> (":" <option>)*
+//              | ["sstfilter."] "auto" ":" <bits_per_key>
+//                (":" (<option> | <cost>))*
 //   <kind>   ::= a kind of SpecKinds(): "bloom" | "blocked_bloom" | "cuckoo"
 //              | "ribbon"
 //   <option> ::= "seed=" <u64> | "keyed" | "salt" | "by_level"
 //              | "size_ratio=" <decimal> | "l0_files=" <int>
+//   <cost>   ::= "read_us=" <decimal> | "build_x=" <decimal>
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
-// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey). It names an
-// FPR, that of the spec's filter of 2^20 keys (ParamsForSpec): every filter
-// a builder writes for the spec, of any number of keys, has an expected FPR
-// at most 1.1 times that. Large filters spend bits_per_key bits per key;
-// a small one whose rounding would miss that spends the fewest more bytes
-// that keep it (docs/FORMAT.md, "What a spec's bits promise"). Each option
-// appears at most once, in any order; size_ratio and l0_files describe the tree
-// of a by_level spec and need "by_level"; salt excludes seed=. Examples:
+// range depends on the kind (see MinBitsPerKey/MaxBitsPerKey; [1, 64] for
+// auto). It names an FPR, that of the spec's filter of 2^20 keys
+// (ParamsForSpec): every filter a builder writes for the spec, of any
+// number of keys, has an expected FPR at most 1.1 times that. Large filters
+// spend bits_per_key bits per key; a small one whose rounding would miss
+// that spends the fewest more bytes that keep it (docs/FORMAT.md, "What a
+// spec's bits promise"). Each option appears at most once, in any order;
+// size_ratio and l0_files describe the tree of a by_level or auto spec;
+// salt excludes seed=; the costs belong to auto, which plans over the tree
+// already and so takes no by_level. Examples:
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
 //   "blocked_bloom:10:by_level"  "cuckoo:12:by_level:size_ratio=8"
-//   "blocked_bloom:10:keyed:salt"
+//   "blocked_bloom:10:keyed:salt"  "auto:10"  "auto:10:read_us=100"
 //
 // Parsing never throws; a bad string yields an InvalidArgument Status whose
 // message quotes the string and names the problem.
@@ -70,6 +75,12 @@ bool ParseFilterKind(std::string_view name, FilterKind* kind);
 // ("ribbon:10"); "" for a kind no spec names.
 const char* ExampleSpec(FilterKind kind);
 
+// The defaults of an auto spec's costs (docs/LEVEL_SIZING.md says how they
+// were measured): one data-block read from storage, and the build-time
+// budget against blocked Bloom.
+inline constexpr double kAutoReadMicros = 100;
+inline constexpr double kAutoBuildRatio = 8;
+
 struct FilterSpec {
   FilterKind kind = FilterKind::kBlockedBloom;
   double bits_per_key = 10.0;
@@ -96,28 +107,49 @@ struct FilterSpec {
   int l0_files = 4;        // L0 files, together 1/size_ratio of the top level,
                            // in [1, 1000]; RocksDB's compaction trigger
 
+  // auto (docs/LEVEL_SIZING.md, "Cost per Get: auto"): `kind` stays at
+  // its default and is not used; each filter is written as the kind among
+  // blocked_bloom, bloom and ribbon, and at the bits per key, that give the
+  // least expected cost per absent-key Get at bits_per_key on average over
+  // the tree (PlanFilterCosts, sstfilter/params.h). The bytes are those of
+  // the kind chosen: any reader of this library reads them. Planned over
+  // the tree as by_level is, with the same tree options; a builder made
+  // from the spec directly, or by an engine that names no level, picks at
+  // Finish the kind whose Get costs least at bits_per_key for its keys.
+  bool auto_kind = false;
+  // The cost of one data-block read that a false positive wastes, in
+  // microseconds, in [0, 10^6].
+  double read_us = kAutoReadMicros;
+  // The filter build time the tree may spend, as a multiple of what
+  // blocked Bloom filters of the same memory would take, in [1, 1000].
+  double build_x = kAutoBuildRatio;
+
   // The canonical string, which ParseFilterSpec maps back to an equal spec:
   // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7",
   // "bloom:10:by_level:size_ratio=8" (tree options only if not default),
-  // "ribbon:10:keyed:salt".
-  // No prefix.
+  // "ribbon:10:keyed:salt", "auto:10:read_us=20" (costs only if not
+  // default). No prefix.
   std::string ToString() const;
   // OK if a builder can be made from this spec: a buildable kind,
   // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)], and the
   // tree options within their ranges (and at their defaults unless
-  // by_level), and not both salt and a seed.
+  // by_level or auto), the costs within theirs (and at their defaults
+  // unless auto), not both salt and a seed, not both auto and by_level.
   Status Validate() const;
 
   bool operator==(const FilterSpec& o) const {
     return kind == o.kind && bits_per_key == o.bits_per_key && seed == o.seed &&
            keyed == o.keyed && salt == o.salt && by_level == o.by_level &&
-           size_ratio == o.size_ratio && l0_files == o.l0_files;
+           size_ratio == o.size_ratio && l0_files == o.l0_files &&
+           auto_kind == o.auto_kind && read_us == o.read_us &&
+           build_x == o.build_x;
   }
   bool operator!=(const FilterSpec& o) const { return !(*this == o); }
 };
 
 // Range of bits_per_key a builder of `kind` accepts. Both are 0 for kinds
-// that no builder makes (kEmpty and the mutable forms).
+// that no builder makes (kEmpty and the mutable forms). An auto spec takes
+// [1, 64]: each of its filters gets a kind whose range holds its bits.
 double MinBitsPerKey(FilterKind kind);
 double MaxBitsPerKey(FilterKind kind);
 

@@ -1,0 +1,533 @@
+// Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
+//
+// auto: the kind and bits of each run's filter by expected cost per Get
+// (sstfilter/params.h; docs/LEVEL_SIZING.md, "Cost per Get: auto").
+//
+// Solved with Lagrange multipliers. For a price mu per bit of memory and nu
+// per nanosecond of build time, each run independently takes the option
+// (a kind, and a point on that kind's convex FPR-vs-bits curve for the
+// run's keys) that minimises
+//   query_ns + R * fpr + mu * n * real_bits + nu * rebuilds * n * build_ns.
+// Memory falls as mu rises, and build time as nu rises: mu is bisected to
+// the smallest price whose memory fits the budget (for each nu tried), nu
+// to the smallest whose build time fits build_x times blocked Bloom's.
+// What the budget still holds then goes, as in PlanLevelBits, to the runs
+// that save the most false positives per bit along their kind's curve.
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "policy/plan.h"
+#include "policy/size_curve.h"
+#include "sstfilter/filter.h"
+#include "sstfilter/params.h"
+
+namespace sstfilter {
+namespace {
+
+using internal::SizePoint;
+
+// Runs below this many keys are planned on the FPR and size of their own
+// filters, not on the large-filter curve: trailers, rounding and the
+// small forms of each kind change both.
+constexpr uint64_t kSmallRun = uint64_t{1} << 16;
+
+// Cap on a level's rewrites per key entering it (TreeRebuilds), and the
+// rewrites of a first level with nothing above it: those of a level 10
+// times the one above, RocksDB's default ratio.
+constexpr double kMaxRewrites = 500;
+constexpr double kUnknownRewrites = 5;
+
+FilterSpec KindSpec(const FilterSpec& auto_spec, FilterKind kind, double bits) {
+  FilterSpec s;
+  s.kind = kind;
+  s.bits_per_key = bits;
+  s.seed = auto_spec.seed;
+  s.keyed = auto_spec.keyed;
+  s.salt = auto_spec.salt;
+  return s;
+}
+
+bool InRange(FilterKind kind, double bits) {
+  return bits >= MinBitsPerKey(kind) && bits <= MaxBitsPerKey(kind);
+}
+
+// The counts whose FPRs small runs are planned with: n rounded to the
+// nearest of 2^(j/8) (within 4.5%), so they are computed once per process.
+uint64_t GridKeys(uint64_t n) {
+  const double j = std::round(8 * std::log2(static_cast<double>(n)));
+  return std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::llround(std::exp2(j / 8))));
+}
+
+// The FPR of each size of the kind's large-filter curve, for filters of
+// GridKeys(n) keys. Cached: thread-safe, at most 3 kinds x 128 counts.
+const std::vector<double>& GridFprs(FilterKind kind, uint64_t n) {
+  const std::vector<SizePoint>& large = internal::SizeCurve(kind);
+  n = GridKeys(n);
+  static std::mutex mu;
+  static auto* fprs =
+      new std::map<std::pair<FilterKind, uint64_t>, std::vector<double>>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = fprs->find({kind, n});
+    if (it != fprs->end()) return it->second;
+  }
+  // Computed without the lock: blocked Bloom's take ~50 ms.
+  std::vector<double> out;
+  out.reserve(large.size());
+  for (const SizePoint& p : large) {
+    FilterSpec spec;
+    spec.kind = kind;
+    spec.bits_per_key = p.spec_bits;
+    out.push_back(internal::PlanFilter(spec, n).expected_fpr);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  // std::map never moves its elements: the reference stays valid.
+  return fprs->emplace(std::make_pair(kind, n), std::move(out)).first->second;
+}
+
+// The kind's curve for a small run of n keys: each size of the large
+// curve, with the bits its filter spends for exactly n keys (cheap) and
+// its FPR at about n (GridFprs), made convex again.
+std::vector<SizePoint> SmallRunCurve(FilterKind kind, uint64_t n) {
+  const std::vector<SizePoint>& large = internal::SizeCurve(kind);
+  const std::vector<double>& fprs = GridFprs(kind, n);
+  std::vector<SizePoint> points;
+  points.reserve(large.size());
+  for (size_t i = 0; i < large.size(); i++) {
+    FilterSpec spec;
+    spec.kind = kind;
+    spec.bits_per_key = large[i].spec_bits;
+    const FilterParams f = internal::PlanFilter(spec, n, /*with_fpr=*/false);
+    points.push_back(
+        {large[i].spec_bits,
+         8.0 * static_cast<double>(f.filter_bytes) / static_cast<double>(n),
+         fprs[i]});
+  }
+  return internal::LowerHull(std::move(points));
+}
+
+// One run's options: per candidate kind, its curve for the run's keys.
+struct RunOptions {
+  double keys = 0;
+  double weight = 0;                                  // rebuilds * keys
+  std::vector<const std::vector<SizePoint>*> curves;  // per candidate
+};
+
+struct Choice {
+  size_t kind = 0;   // index into the candidates
+  size_t point = 0;  // index into its curve
+};
+
+class Planner {
+ public:
+  Planner(const FilterSpec& spec, const std::vector<KindCost>& costs,
+          const std::vector<uint64_t>& run_keys,
+          const std::vector<double>& rebuilds)
+      : costs_(costs), read_ns_(1000 * spec.read_us) {
+    for (size_t i = 0; i < run_keys.size(); i++) {
+      RunOptions r;
+      r.keys = static_cast<double>(run_keys[i]);
+      r.weight = rebuilds[i] * r.keys;
+      if (run_keys[i] > 0) {
+        for (const KindCost& c : costs_) {
+          if (run_keys[i] >= kSmallRun) {
+            r.curves.push_back(&internal::SizeCurve(c.kind));
+            continue;
+          }
+          // Runs of equal keys (L0 files) share their curves.
+          auto key = std::make_pair(c.kind, run_keys[i]);
+          auto it = small_.find(key);
+          if (it == small_.end()) {
+            it = small_.emplace(key, SmallRunCurve(c.kind, run_keys[i])).first;
+          }
+          r.curves.push_back(&it->second);
+        }
+      }
+      runs_.push_back(std::move(r));
+    }
+  }
+
+  // The choices at prices (mu, nu); memory in bits and build time in ns.
+  std::vector<Choice> Choose(double mu, double nu, double* memory,
+                             double* build) const {
+    std::vector<Choice> out(runs_.size());
+    *memory = *build = 0;
+    for (size_t i = 0; i < runs_.size(); i++) {
+      const RunOptions& r = runs_[i];
+      if (r.curves.empty()) continue;
+      double best = INFINITY, best_bits = 0;
+      for (size_t k = 0; k < r.curves.size(); k++) {
+        const std::vector<SizePoint>& curve = *r.curves[k];
+        const size_t p = Cheapest(curve, r.keys, mu);
+        const double bits = r.keys * curve[p].real_bits;
+        const double cost = costs_[k].query_ns +
+                            nu * r.weight * costs_[k].build_ns +
+                            read_ns_ * curve[p].fpr + mu * bits;
+        // Of equal costs, the smaller filter: memory then falls as mu
+        // rises, tie or not.
+        if (cost < best || (cost == best && bits < best_bits)) {
+          best = cost;
+          best_bits = bits;
+          out[i] = {k, p};
+        }
+      }
+      *memory += best_bits;
+      *build += r.weight * costs_[out[i].kind].build_ns;
+    }
+    return out;
+  }
+
+  // The point of a convex curve with the least read_ns * fpr + mu * keys *
+  // real_bits: the first whose next segment no longer pays (its slopes
+  // rise along the curve), found by bisection; of equal costs the smaller.
+  size_t Cheapest(const std::vector<SizePoint>& curve, double keys,
+                  double mu) const {
+    auto pays = [&](size_t j) {
+      return read_ns_ * (curve[j + 1].fpr - curve[j].fpr) +
+                 mu * keys * (curve[j + 1].real_bits - curve[j].real_bits) <
+             0;
+    };
+    size_t lo = 0, hi = curve.size() - 1;  // the answer is in [lo, hi]
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (pays(mid)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  // The cheapest choices whose memory fits `budget` at build price nu,
+  // by bisecting mu over (e^-80, e^80) on a log scale.
+  std::vector<Choice> FitMemory(double budget, double nu, double* memory,
+                                double* build) const {
+    double lo = -80, hi = 80;
+    std::vector<Choice> best = Choose(std::exp(lo), nu, memory, build);
+    if (*memory <= budget) return best;
+    for (int i = 0; i < 64; i++) {
+      const double mid = (lo + hi) / 2;
+      double m, b;
+      Choose(std::exp(mid), nu, &m, &b);
+      if (m <= budget) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    return Choose(std::exp(hi), nu, memory, build);
+  }
+
+  // The spec bits per run: the choices' points, then what `left` bits
+  // still allow spent along each run's curve where it saves the most
+  // false positives per bit (the run the budget runs out on gets a
+  // fraction of its segment).
+  std::vector<double> Spend(const std::vector<Choice>& choices,
+                            double left) const {
+    std::vector<double> bits(runs_.size(), 0);
+    std::vector<size_t> at(runs_.size(), 0);
+    for (size_t i = 0; i < runs_.size(); i++) {
+      if (runs_[i].curves.empty()) continue;
+      at[i] = choices[i].point;
+      bits[i] = Curve(i, choices[i])[at[i]].spec_bits;
+    }
+    while (left > 0) {
+      size_t best_run = runs_.size();
+      double best_gain = 0;
+      for (size_t i = 0; i < runs_.size(); i++) {
+        if (runs_[i].curves.empty()) continue;
+        const std::vector<SizePoint>& c = Curve(i, choices[i]);
+        if (at[i] + 1 >= c.size()) continue;
+        const double gain =
+            (c[at[i]].fpr - c[at[i] + 1].fpr) /
+            (runs_[i].keys * (c[at[i] + 1].real_bits - c[at[i]].real_bits));
+        if (gain > best_gain) {
+          best_gain = gain;
+          best_run = i;
+        }
+      }
+      if (best_run == runs_.size()) break;
+      const size_t i = best_run;
+      const std::vector<SizePoint>& c = Curve(i, choices[i]);
+      const SizePoint& a = c[at[i]];
+      const SizePoint& b = c[at[i] + 1];
+      const double cost = runs_[i].keys * (b.real_bits - a.real_bits);
+      if (cost <= left) {
+        left -= cost;
+        at[i]++;
+        bits[i] = b.spec_bits;
+        continue;
+      }
+      bits[i] = a.spec_bits + left / cost * (b.spec_bits - a.spec_bits);
+      left = 0;
+    }
+    return bits;
+  }
+
+  const std::vector<SizePoint>& Curve(size_t run, const Choice& c) const {
+    return *runs_[run].curves[c.kind];
+  }
+
+ private:
+  const std::vector<KindCost>& costs_;
+  const double read_ns_;
+  std::vector<RunOptions> runs_;
+  std::map<std::pair<FilterKind, uint64_t>, std::vector<SizePoint>> small_;
+};
+
+}  // namespace
+
+const std::vector<KindCost>& DefaultKindCosts() {
+  // CPU ns per key at 10^6 keys through RocksDB's FilterBitsBuilder and
+  // FilterBitsReader (bench/rocksdb_bench), the mean of two runs' medians
+  // of five repetitions (docs/LEVEL_SIZING.md).
+  static const std::vector<KindCost> costs = {
+      {FilterKind::kBlockedBloom, 11.6, 15.2},
+      {FilterKind::kBloom, 23.2, 17.9},
+      {FilterKind::kRibbon, 30.7, 108.4},
+  };
+  return costs;
+}
+
+std::vector<double> TreeRebuilds(const std::vector<uint64_t>& run_keys,
+                                 size_t l0_runs) {
+  const size_t n = run_keys.size();
+  l0_runs = std::min(l0_runs, n);
+  double all = 0, l0 = 0;
+  for (size_t i = 0; i < n; i++) {
+    all += static_cast<double>(run_keys[i]);
+    if (i < l0_runs) l0 += static_cast<double>(run_keys[i]);
+  }
+  std::vector<double> w(n, 0);
+  for (size_t i = 0; i < l0_runs; i++) {
+    if (run_keys[i] > 0) w[i] = all / l0;
+  }
+  // Levels from the top down: keys at and below each, and the level above.
+  double below = 0;
+  std::vector<double> at_and_below(n, 0);
+  for (size_t i = n; i-- > l0_runs;) {
+    below += static_cast<double>(run_keys[i]);
+    at_and_below[i] = below;
+  }
+  double above = l0;
+  for (size_t i = l0_runs; i < n; i++) {
+    const double keys = static_cast<double>(run_keys[i]);
+    if (keys == 0) continue;
+    const double rewrites = above > 0
+                                ? std::min(keys / (2 * above), kMaxRewrites)
+                                : kUnknownRewrites;
+    w[i] = at_and_below[i] / keys * (1 + rewrites);
+    above = keys;
+  }
+  return w;
+}
+
+Status PlanFilterCosts(const FilterSpec& spec,
+                       const std::vector<uint64_t>& run_keys,
+                       const std::vector<double>& rebuilds, CostPlan* out,
+                       const std::vector<KindCost>& costs) {
+  if (!spec.auto_kind) {
+    return Status::InvalidArgument("spec \"" + spec.ToString() +
+                                   "\" is not an auto spec");
+  }
+  Status s = spec.Validate();
+  if (!s.ok()) return s;
+  if (run_keys.empty()) {
+    return Status::InvalidArgument("a tree needs at least one run of keys");
+  }
+  if (rebuilds.size() != run_keys.size()) {
+    return Status::InvalidArgument(
+        std::to_string(run_keys.size()) + " runs but " +
+        std::to_string(rebuilds.size()) + " rebuild weights");
+  }
+  const std::vector<KindCost>& candidates =
+      costs.empty() ? DefaultKindCosts() : costs;
+  double blocked_build_ns = -1;
+  for (const KindCost& c : candidates) {
+    FilterSpec k;
+    k.kind = c.kind;
+    if (c.kind == FilterKind::kCuckoo || !k.Validate().ok() ||
+        !(c.query_ns >= 0) || !(c.build_ns >= 0)) {
+      return Status::InvalidArgument(
+          std::string("auto cannot weigh kind ") + FilterKindName(c.kind) +
+          " (a candidate is blocked_bloom, bloom or ribbon, with costs >= 0)");
+    }
+    if (c.kind == FilterKind::kBlockedBloom) blocked_build_ns = c.build_ns;
+  }
+  if (blocked_build_ns < 0) {
+    return Status::InvalidArgument(
+        "auto's candidates must include blocked_bloom, the measure of its "
+        "build budget");
+  }
+  double total_keys = 0, baseline = 0;
+  for (size_t i = 0; i < run_keys.size(); i++) {
+    if (!(rebuilds[i] >= 0)) {
+      return Status::InvalidArgument("rebuild weights must be >= 0");
+    }
+    total_keys += static_cast<double>(run_keys[i]);
+    baseline +=
+        rebuilds[i] * static_cast<double>(run_keys[i]) * blocked_build_ns;
+  }
+  const double budget = spec.bits_per_key * total_keys;
+  const double build_budget = spec.build_x * baseline;
+
+  Planner planner(spec, candidates, run_keys, rebuilds);
+  double memory = 0, build = 0;
+  std::vector<Choice> choices = planner.FitMemory(budget, 0, &memory, &build);
+  if (build > build_budget * (1 + 1e-12)) {
+    // Price build time: the smallest nu in (e^-80, e^80) that fits.
+    double lo = -80, hi = 80;
+    for (int i = 0; i < 64; i++) {
+      const double mid = (lo + hi) / 2;
+      double m, b;
+      planner.FitMemory(budget, std::exp(mid), &m, &b);
+      if (b <= build_budget * (1 + 1e-12)) {
+        hi = mid;
+      } else {
+        lo = mid;
+      }
+    }
+    choices = planner.FitMemory(budget, std::exp(hi), &memory, &build);
+  }
+  const std::vector<double> bits =
+      planner.Spend(choices, std::max(0.0, budget - memory));
+
+  CostPlan plan;
+  const size_t n = run_keys.size();
+  plan.kinds.assign(n, FilterKind::kEmpty);
+  plan.bits_per_key.assign(n, 0);
+  plan.fpr.assign(n, 0);
+  plan.query_ns.assign(n, 0);
+  plan.build_ns.assign(n, 0);
+  plan.budget_bits = budget;
+  plan.blocked_bloom_build_ns = baseline;
+  for (size_t i = 0; i < n; i++) {
+    if (run_keys[i] == 0) continue;
+    const KindCost& c = candidates[choices[i].kind];
+    // Interpolated bits stay within the kind's range (between two points
+    // of its curve).
+    const FilterSpec k = KindSpec(spec, c.kind, bits[i]);
+    const FilterParams p = internal::PlanFilter(k, run_keys[i]);
+    plan.kinds[i] = c.kind;
+    plan.bits_per_key[i] = bits[i];
+    plan.fpr[i] = p.expected_fpr;
+    plan.query_ns[i] = c.query_ns;
+    plan.build_ns[i] = c.build_ns;
+    plan.expected_false_positives += p.expected_fpr;
+    plan.expected_query_ns += c.query_ns;
+    plan.build_ns_total +=
+        rebuilds[i] * static_cast<double>(run_keys[i]) * c.build_ns;
+    plan.total_bits += 8.0 * static_cast<double>(p.filter_bytes);
+  }
+  plan.expected_cost_ns = plan.expected_query_ns +
+                          1000 * spec.read_us * plan.expected_false_positives;
+  *out = std::move(plan);
+  return Status::OK();
+}
+
+FilterSpec ChooseKindForKeys(const FilterSpec& spec, uint64_t num_keys) {
+  const std::vector<KindCost>& costs = DefaultKindCosts();
+  double blocked_build_ns = 0;
+  for (const KindCost& c : costs) {
+    if (c.kind == FilterKind::kBlockedBloom) blocked_build_ns = c.build_ns;
+  }
+  FilterSpec best =
+      KindSpec(spec, FilterKind::kBlockedBloom, spec.bits_per_key);
+  if (num_keys == 0) return best;  // an empty filter whatever the kind
+  double best_cost = INFINITY;
+  for (const KindCost& c : costs) {
+    if (!InRange(c.kind, spec.bits_per_key) ||
+        c.build_ns > spec.build_x * blocked_build_ns) {
+      continue;
+    }
+    const FilterSpec k = KindSpec(spec, c.kind, spec.bits_per_key);
+    const double cost =
+        c.query_ns +
+        1000 * spec.read_us * internal::PlanFilter(k, num_keys).expected_fpr;
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = k;
+    }
+  }
+  return best;
+}
+
+namespace internal {
+namespace {
+
+class AutoBuilder final : public HashListBuilder {
+ public:
+  AutoBuilder(const FilterSpec& spec, const FilterSecret* secret)
+      : HashListBuilder(spec), secret_(secret) {}
+
+  void Finish(std::string* dst) override {
+    const size_t start = dst->size();
+    FilterSpec k = Choose(hashes_.size());
+    k.seed = seed();
+    k.salt = false;  // this builder draws the seeds
+    std::unique_ptr<FilterBuilder>& inner = inner_[Slot(k.kind)];
+    if (inner == nullptr || inner->spec() != k) {
+      // k is valid (its bits within the kind's range), and keyed only
+      // if this builder was given its secret.
+      if (!NewFilterBuilder(k, &inner, secret_).ok()) {
+        inner.reset();
+        dst->push_back('\0');  // "may match": never a false negative
+        hashes_.clear();
+        return;
+      }
+    }
+    // The chosen builder gets the hashes, builds, and empties them; they
+    // come back empty with their memory.
+    auto* h = static_cast<HashListBuilder*>(inner.get());
+    h->SwapHashes(&hashes_);
+    inner->Finish(dst);
+    h->SwapHashes(&hashes_);
+    EndFilter(start, dst);  // the key id again (the same), the next seed
+  }
+
+ private:
+  static size_t Slot(FilterKind kind) {
+    return kind == FilterKind::kBloom ? 1 : kind == FilterKind::kRibbon ? 2 : 0;
+  }
+
+  // ChooseKindForKeys, remembered for the last few small counts (LevelDB
+  // writes filters of tens of keys, one per 2 KiB of data).
+  FilterSpec Choose(uint64_t n) {
+    if (n >= kCachedCounts) return ChooseKindForKeys(spec(), n);
+    if (cache_ == nullptr) cache_.reset(new Cached[kCachedCounts]);
+    Cached& c = cache_[n];
+    if (!c.set) {
+      c.spec = ChooseKindForKeys(spec(), n);
+      c.set = true;
+    }
+    return c.spec;
+  }
+
+  static constexpr uint64_t kCachedCounts = 256;
+  struct Cached {
+    bool set = false;
+    FilterSpec spec;
+  };
+  const FilterSecret* const secret_;
+  std::unique_ptr<FilterBuilder> inner_[3];
+  std::unique_ptr<Cached[]> cache_;  // made at the first small count
+};
+
+}  // namespace
+
+std::unique_ptr<FilterBuilder> NewAutoBuilder(const FilterSpec& spec,
+                                              const FilterSecret* secret) {
+  return std::make_unique<AutoBuilder>(spec, secret);
+}
+
+}  // namespace internal
+}  // namespace sstfilter
