@@ -11,6 +11,7 @@
 #include "policy/bloom/bloom.cc"
 #include "policy/bloom/bloom_reader.cc"
 #include "policy/builder.cc"
+#include "policy/cost_plan.cc"
 #include "policy/cuckoo/cuckoo.cc"
 #include "policy/cuckoo/cuckoo_reader.cc"
 #include "policy/format.cc"
