@@ -910,12 +910,21 @@ TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
     EXPECT_EQ(v["ours"], (*e.ours)["policy"]);
     EXPECT_EQ(v["rival"], (*e.rival)["policy"]);
     EXPECT_DOUBLE_EQ(v["ratio"].get<double>(), e.ratio);
-    // Equal memory: the built-in's filter bytes within 3% of ours.
+    // Equal memory: the built-in's filter bytes within 3% of ours. In
+    // LevelDB (filters of ~33 keys) the ribbon kind's dense form keeps its
+    // spec's FPR with whole columns, so its bytes move in steps of about a
+    // bit per key: ours is then the largest spec within the rival's bytes,
+    // up to 6% under them.
     const double bytes_ratio =
         (*e.rival)["build"]["filter_bytes"].get<double>() /
         (*e.ours)["build"]["filter_bytes"].get<double>();
     EXPECT_DOUBLE_EQ(v["bytes_ratio"].get<double>(), bytes_ratio);
-    EXPECT_NEAR(bytes_ratio, 1.0, 0.03);
+    if (i == 0) {
+      EXPECT_NEAR(bytes_ratio, 1.0, 0.03);
+    } else {
+      EXPECT_GE(bytes_ratio, 0.97);
+      EXPECT_LE(bytes_ratio, 1.06);
+    }
     // Ours wins on both engines (deterministic counts: fixed seed, no time
     // limit): RocksDB ~0.5-0.7x Ribbon's reads, LevelDB ~0.2x its Bloom's.
     // Ours is named with the filter the tool sized, if it did.
@@ -961,8 +970,15 @@ TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
     EXPECT_NE(line.find(" absent Gets each)" + std::string(cost)),
               std::string::npos);
   }
-  EXPECT_EQ(doc["verdicts"][0]["ours"], "ribbon:10:by_level");
-  EXPECT_EQ(doc["verdicts"][1]["ours"], "ribbon@leveldb:bloom:10");
+  // Our best by reads is one of the tree-planned specs: ribbon by level,
+  // or auto, which plans kinds and bits on the same tree.
+  const std::string rocksdb_best = doc["verdicts"][0]["ours"];
+  EXPECT_TRUE(rocksdb_best == "ribbon:10:by_level" || rocksdb_best == "auto:10")
+      << rocksdb_best;
+  const std::string leveldb_best = doc["verdicts"][1]["ours"];
+  EXPECT_TRUE(leveldb_best == "ribbon@leveldb:bloom:10" ||
+              leveldb_best == "auto@leveldb:bloom:10")
+      << leveldb_best;
 }
 
 }  // namespace

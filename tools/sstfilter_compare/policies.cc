@@ -124,10 +124,13 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   std::string name = probe.substr(0, colon);
   if (name.rfind(kPolicyPrefix, 0) == 0)
     name.erase(0, sizeof(kPolicyPrefix) - 1);
+  // "auto" is no kind of the format but a spec of its own ("auto:10").
   FilterKind kind;
   FilterSpec example, spec;
-  bool ok = ParseFilterKind(name, &kind) &&
-            ParseFilterSpec(ExampleSpec(kind), &example).ok();
+  bool ok = name == "auto"
+                ? ParseFilterSpec("auto:10", &example).ok()
+                : ParseFilterKind(name, &kind) &&
+                      ParseFilterSpec(ExampleSpec(kind), &example).ok();
   if (ok) {
     probe.insert(colon, ":" + FormatNumber(example.bits_per_key));
     ok = ParseFilterSpec(probe, &spec).ok();
@@ -473,8 +476,9 @@ Status SizeToMemory(const Policy& x, const std::vector<FilterTable>& tables,
   double lo = kBuiltinMinBits, hi = kBuiltinMaxBits;
   const bool sstfilter = x.family == Family::kSstfilter;
   if (sstfilter) {
-    lo = MinBitsPerKey(x.spec.kind);
-    hi = MaxBitsPerKey(x.spec.kind);
+    // An auto spec's bits are those of whichever kind it picks: [1, 64].
+    lo = x.spec.auto_kind ? 1 : MinBitsPerKey(x.spec.kind);
+    hi = x.spec.auto_kind ? 64 : MaxBitsPerKey(x.spec.kind);
     FilterSpec probe = x.spec;
     probe.bits_per_key = lo;
     std::unique_ptr<FilterBuilder> builder;

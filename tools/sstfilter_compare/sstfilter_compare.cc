@@ -72,7 +72,9 @@ DEFINE_string(policies,
               "rocksdb:bloom@ribbon:10:by_level,"
               "rocksdb/blocked_bloom:10:by_level,"
               "rocksdb:ribbon@blocked_bloom:10:by_level,"
-              "ribbon@leveldb:bloom:10,blocked_bloom@leveldb:bloom:10",
+              "rocksdb/auto:10,rocksdb:ribbon@auto:10,rocksdb:bloom@auto:10,"
+              "ribbon@leveldb:bloom:10,blocked_bloom@leveldb:bloom:10,"
+              "auto@leveldb:bloom:10",
               "Comma-separated filter policies: none, rocksdb:bloom:<bits>, "
               "rocksdb:ribbon:<bits>, leveldb:bloom:<bits>, sstfilter specs "
               "(ribbon:10:by_level, blocked_bloom:10, cuckoo:12), and X@Y for "

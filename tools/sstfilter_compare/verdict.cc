@@ -112,8 +112,9 @@ std::string RatioText(double r) { return r < 0 ? "-" : Fixed(r, 2) + "x"; }
 
 // "; cost beside RocksDB's Ribbon: absent-Get latency p50 1.05x, p99
 // 1.12x, filter build 1.62x (0.2 s against 0.123 s in the load)": what ours
-// costs beside the rival.
+// costs beside the rival; nothing if no cost was measured.
 std::string Cost(const Verdict& v) {
+  if (v.p50_ratio < 0 && v.p99_ratio < 0 && v.build_ratio < 0) return "";
   return "; cost beside " + v.rival->policy.BuiltinName() +
          ": absent-Get latency p50 " + RatioText(v.p50_ratio) + ", p99 " +
          RatioText(v.p99_ratio) + ", filter build " + RatioText(v.build_ratio) +
