@@ -186,15 +186,18 @@ TEST(RocksDBAutoTest, ListenerMixesKindsAtTheSpecsMemory) {
   EXPECT_LE(l.bits_per_key, 10.4) << Describe(l);
 }
 
-// Without it, the model tree: kinds mixed too, memory near the spec's
-// (by_level specs: 1.04-1.13x; auto:10 10.27-11.46 bits per key in 14
-// runs).
+// Without it, the model tree: kinds mixed too, memory above the spec's
+// (by_level specs: 1.04-1.13x). auto:10 measured 11.06-12.54 bits per key
+// in 9 runs once small filters took the bytes that keep their FPR: every
+// table of this tree holds under 1,000 keys, and the model plans them as
+// the larger tables of a settled tree. The bounds are about twice that
+// spread from its middle.
 TEST(RocksDBAutoTest, ModelMixesKinds) {
   const Loaded l = LoadNaturalTree("auto:10", false);
   std::printf("auto:10, model: %s\n", Describe(l).c_str());
   EXPECT_GE(l.kinds.size(), 2u) << Describe(l);
-  EXPECT_GE(l.bits_per_key, 9.5) << Describe(l);
-  EXPECT_LE(l.bits_per_key, 12.2) << Describe(l);
+  EXPECT_GE(l.bits_per_key, 10.3) << Describe(l);
+  EXPECT_LE(l.bits_per_key, 13.3) << Describe(l);
 }
 
 // The spec's costs reach the tables: reads that cost nothing make every
