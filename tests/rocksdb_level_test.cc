@@ -786,7 +786,8 @@ TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
     const Tree& t = shapes[i].tree;
     SCOPED_TRACE(t.base);
     std::vector<std::string> l0;
-    for (const auto& f : Meta(t.db, t.cf).levels[0].files) l0.push_back(f.name);
+    const rocksdb::ColumnFamilyMetaData meta = Meta(t.db, t.cf);
+    for (const auto& f : meta.levels[0].files) l0.push_back(f.name);
     ASSERT_EQ(l0.size(), 2u);
     ASSERT_TRUE(
         t.db->CompactFiles(rocksdb::CompactionOptions(), t.cf, l0, 1).ok());
