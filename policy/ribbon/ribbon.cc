@@ -668,40 +668,44 @@ bool BuildBanded(HashList* hashes, const RibbonBanded& g, RibbonSystem* sys,
   return true;
 }
 
-// Adds a 128-bit row (coefficients `c` relative to slot `i`, bit 0 set) =
-// `fp` to the system in s->row and s->rhs. False if it contradicts the
-// rows there. The row is kept as two words: after a pivot row is XORed
-// in, bit 0 is clear, so the shift to the next set bit is 1..127 and
-// needs no 128-bit shift's test for 64 or more (the loop is most of the
-// build; this is its dependency chain).
-bool AddRow128(uint64_t i, RibbonRow c, uint32_t fp, RibbonScratch* s) {
-  RibbonRow* rows = s->row.data();
-  uint32_t* rhs = s->rhs.data();
-  uint64_t lo = static_cast<uint64_t>(c), hi = static_cast<uint64_t>(c >> 64);
-  for (;;) {
-    const RibbonRow pivot = rows[i];
-    if (pivot == 0) {
-      rows[i] = static_cast<RibbonRow>(hi) << 64 | lo;
-      rhs[i] = fp;
-      return true;
-    }
-    lo ^= static_cast<uint64_t>(pivot);
-    hi ^= static_cast<uint64_t>(pivot >> 64);
-    fp ^= rhs[i];
-    if (lo != 0) {
-      const int tz = __builtin_ctzll(lo);  // 1..63
-      lo = (lo >> tz) | (hi << (64 - tz));
-      hi >>= tz;
-      i += tz;
-    } else if (hi != 0) {
-      const int tz = __builtin_ctzll(hi);
-      lo = hi >> tz;
-      hi = 0;
-      i += 64 + tz;
-    } else {
-      return fp == 0;  // a repeated row (a repeated key): no contradiction
-    }
+// A 128-bit row being eliminated: coefficients lo/hi relative to slot i
+// (bit 0 set) = fp.
+struct Row128 {
+  uint64_t i, lo, hi;
+  uint32_t fp;
+};
+
+// One step of adding `r` to the system in s->row and s->rhs: stores it in
+// a free slot (1), or XORs in the pivot row there and moves to the next set
+// bit (0), or finds it a combination of the rows there (1 if consistent,
+// -1 if it contradicts them). The row is kept as two words: after a pivot
+// row is XORed in, bit 0 is clear, so the shift to the next set bit is
+// 1..127 and needs no 128-bit shift's test for 64 or more (the loop is
+// most of the build; this is its dependency chain).
+inline int Step128(Row128* r, RibbonRow* rows, uint32_t* rhs) {
+  const RibbonRow pivot = rows[r->i];
+  if (pivot == 0) {
+    rows[r->i] = static_cast<RibbonRow>(r->hi) << 64 | r->lo;
+    rhs[r->i] = r->fp;
+    return 1;
   }
+  r->lo ^= static_cast<uint64_t>(pivot);
+  r->hi ^= static_cast<uint64_t>(pivot >> 64);
+  r->fp ^= rhs[r->i];
+  if (r->lo != 0) {
+    const int tz = __builtin_ctzll(r->lo);  // 1..63
+    r->lo = (r->lo >> tz) | (r->hi << (64 - tz));
+    r->hi >>= tz;
+    r->i += tz;
+  } else if (r->hi != 0) {
+    const int tz = __builtin_ctzll(r->hi);
+    r->lo = r->hi >> tz;
+    r->hi = 0;
+    r->i += 64 + tz;
+  } else {
+    return r->fp == 0 ? 1 : -1;  // a repeated row (a repeated key)
+  }
+  return 0;
 }
 
 // The salted hashes (RibbonSegmentMix) of the segment's hashes list[lo,
@@ -768,14 +772,55 @@ bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
   s->row.assign(slots, 0);
   s->rhs.assign(slots, 0);
   SortSegmentKeys(list, lo, hi, v, s);
+  // Two rows are eliminated at a time, one from each half of the keys
+  // (far apart in the slots), their steps interleaved: each step waits on
+  // the last, so one chain alone leaves the core idle. Any order of adding
+  // rows gives the same pivot slots and, free slots being 0, the same
+  // solution, so the bytes do not depend on it.
   const uint64_t starts = v.NumStarts();
-  for (const uint64_t a : s->keys) {
-    const RibbonKey k = RibbonHash(a, 0);
-    const uint64_t start = FastRange64(a, starts);
-    const uint32_t cols = v.Columns(start / kRibbonWideSlots);
-    if (!AddRow128(start, RibbonRow128(k), k.fp & LowBits(cols), s)) {
-      return false;
+  const uint64_t* keys = s->keys.data();
+  const uint64_t n = s->keys.size(), half = n / 2;
+  RibbonRow* rows = s->row.data();
+  uint32_t* rhs = s->rhs.data();
+  auto load = [&](uint64_t j) {
+    const RibbonKey k = RibbonHash(keys[j], 0);
+    const RibbonRow c = RibbonRow128(k);
+    Row128 r;
+    r.i = FastRange64(keys[j], starts);
+    r.lo = static_cast<uint64_t>(c);
+    r.hi = static_cast<uint64_t>(c >> 64);
+    r.fp = k.fp & LowBits(v.Columns(r.i / kRibbonWideSlots));
+    return r;
+  };
+  uint64_t ja = 0, jb = half;
+  Row128 a{}, b{};
+  bool has_a = ja < half, has_b = jb < n;
+  if (has_a) a = load(ja++);
+  if (has_b) b = load(jb++);
+  while (has_a && has_b) {
+    const int ra = Step128(&a, rows, rhs);
+    const int rb = Step128(&b, rows, rhs);
+    if (ra < 0 || rb < 0) return false;
+    if (ra > 0) {
+      has_a = ja < half;
+      if (has_a) a = load(ja++);
     }
+    if (rb > 0) {
+      has_b = jb < n;
+      if (has_b) b = load(jb++);
+    }
+  }
+  // One chain is left: its row in progress, then its other keys.
+  Row128* r = has_a ? &a : &b;
+  uint64_t j = has_a ? ja : jb;
+  const uint64_t end = has_a ? half : n;
+  for (bool more = has_a || has_b; more;) {
+    int done;
+    while ((done = Step128(r, rows, rhs)) == 0) {
+    }
+    if (done < 0) return false;
+    more = j < end;
+    if (more) *r = load(j++);
   }
   BackSubstitute128(v, *s);
   return true;
