@@ -29,13 +29,47 @@ FilterReader FilterReader::Open(std::string_view filter,
   return r;
 }
 
+namespace {
+
+// How a filter's bytes open, before any payload check.
+enum class Opened {
+  kMatchAll,  // unreadable bytes or a kind this version can't read
+  kKeyed,     // keyed, without the writer's secret: probe positions unknown
+  kDecoded,   // *d holds the kind's query, payload and state
+};
+
+// Parses `filter`'s trailer into *t and has its kind's decoder fill *d
+// (d->state: FilterReader::kStateBytes of storage).
+Opened Decode(std::string_view filter, const FilterSecret* secret,
+              internal::Trailer* t, internal::DecodedFilter* d) {
+  const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
+  if (!internal::ParseTrailer(data, filter.size(), t)) return Opened::kMatchAll;
+  if (t->keyed && (secret == nullptr || secret->key_id() != t->key_id)) {
+    return Opened::kKeyed;
+  }
+  const internal::KindRow* row = internal::FindKindRow(t->kind);
+  if (row == nullptr || !row->decode(*t, data, d)) return Opened::kMatchAll;
+  return Opened::kDecoded;
+}
+
+}  // namespace
+
 bool FilterReader::MayMatchOnce(std::string_view filter, std::string_view key,
                                 const FilterSecret* secret) {
+  // No FilterReader is made: LevelDB calls this once per table per Get.
   internal::Trailer t;
-  const FilterReader r = OpenUnverified(filter, secret, &t);
+  alignas(8) unsigned char state[kStateBytes];
+  internal::DecodedFilter d;
+  d.state = state;
+  if (Decode(filter, secret, &t, &d) != Opened::kDecoded ||
+      d.query == nullptr) {
+    return true;
+  }
+  const uint64_t h =
+      internal::FilterHash(key, t.seed, t.keyed ? secret : nullptr);
   // "May match" needs no check: damage can only cost a read. A "no" is
   // given only if the bytes are as written.
-  return r.MayMatch(key) ||
+  return d.query->may_match(d.data, state, h) ||
          !internal::VerifyPayload(
              reinterpret_cast<const uint8_t*>(filter.data()), filter.size(), t);
 }
@@ -44,21 +78,18 @@ FilterReader FilterReader::OpenUnverified(std::string_view filter,
                                           const FilterSecret* secret,
                                           internal::Trailer* out) {
   internal::Trailer& t = *out;
-  const auto* data = reinterpret_cast<const uint8_t*>(filter.data());
-  if (!internal::ParseTrailer(data, filter.size(), &t)) return FilterReader();
-  // A keyed filter without the writer's secret: its probe positions are
-  // unknown, so it matches every key.
-  if (t.keyed && (secret == nullptr || secret->key_id() != t.key_id)) {
-    FilterReader keyed;
-    keyed.keyed_ = true;
-    return keyed;
-  }
-  const internal::KindRow* row = internal::FindKindRow(t.kind);
-  if (row == nullptr) return FilterReader();  // a kind this version can't read
   FilterReader r;
   internal::DecodedFilter decoded;
   decoded.state = r.state_;
-  if (!row->decode(t, data, &decoded)) return FilterReader();
+  switch (Decode(filter, secret, &t, &decoded)) {
+    case Opened::kMatchAll:
+      return FilterReader();
+    case Opened::kKeyed:
+      r.keyed_ = true;
+      return r;
+    case Opened::kDecoded:
+      break;
+  }
   r.query_ = decoded.query;
   r.data_ = decoded.data;
   r.kind_ = t.kind;
