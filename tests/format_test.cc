@@ -8,11 +8,14 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
+#include "sstfilter/secret.h"
 #include "tests/format_versions.h"
 #include "tests/test_util.h"
 
@@ -108,6 +111,38 @@ TEST(FormatTest, EveryBitFlipIsCaught) {
               << spec << " n=" << n << " bit " << bit;
         }
       }
+    }
+  }
+}
+
+// The one-key query LevelDB calls answers as an opened reader does, key for
+// key: every kind, a seed, and keyed filters read with their secret (their
+// own answers) and without it ("may match").
+TEST(FormatTest, MayMatchOnceAnswersAsTheReader) {
+  std::unique_ptr<const FilterSecret> secret;
+  ASSERT_TRUE(
+      NewFilterSecret("sstfilter test secret 0123456789", &secret).ok());
+  std::vector<std::string> specs = test::AllKindSpecs();
+  specs.push_back("ribbon:10:seed=7");
+  specs.push_back("blocked_bloom:10:keyed");
+  specs.push_back("ribbon:10:keyed");
+  for (const std::string& spec : specs) {
+    const FilterSpec fs = test::MustParse(spec);
+    for (uint64_t n : {1, 40, 3000}) {
+      const std::string bytes = test::BuildFilter(fs, n, secret.get());
+      const FilterReader r = FilterReader::Open(bytes, secret.get());
+      const FilterReader blind = FilterReader::Open(bytes);
+      uint64_t no = 0;
+      for (uint64_t i = 0; i < 20000; i++) {
+        const std::string k = test::AbsentKey(i);
+        const bool once = FilterReader::MayMatchOnce(bytes, k, secret.get());
+        ASSERT_EQ(once, r.MayMatch(k)) << spec << " n=" << n << " key " << i;
+        ASSERT_EQ(FilterReader::MayMatchOnce(bytes, k), blind.MayMatch(k))
+            << spec << " n=" << n << " key " << i;
+        no += once ? 0 : 1;
+      }
+      // Not vacuous: every one of these filters rejects most absent keys.
+      EXPECT_GT(no, 19000u) << spec << " n=" << n;
     }
   }
 }
