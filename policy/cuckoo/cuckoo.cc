@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom_fallback.h"
 #include "policy/cuckoo/cuckoo_builder.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"

@@ -21,7 +21,7 @@
 #include <cmath>
 #include <utility>
 
-#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom_fallback.h"
 #include "policy/format.h"
 #include "policy/ribbon/ribbon_impl.h"
 #include "sstfilter/params.h"
