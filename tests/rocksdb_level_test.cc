@@ -327,10 +327,13 @@ TEST_P(RocksDBByLevelTest, AutomaticCompactionsKeepEveryKey) {
   for (const auto& [level, bk] : per_level) {
     if (level == 0) continue;
     const double b = bk.first / bk.second;
-    // Bytes per key of whole filters vary by ~1% around the bits a level
-    // was given (cuckoo buckets, small filters written as Bloom), most
-    // visibly where two levels both sit at the kind's largest bits.
-    EXPECT_LE(b, above * 1.01) << "level " << level;
+    // Bytes per key of whole filters vary around the bits a level was
+    // given (cuckoo buckets, small filters written as Bloom, the bytes that
+    // keep a small filter's FPR: 1.2% over in one run whose tree automatic
+    // compactions shaped under load), most visibly where two levels both
+    // sit at the kind's largest bits; levels a step apart differ by 20% or
+    // more.
+    EXPECT_LE(b, above * 1.025) << "level " << level;
     above = b;
   }
   const double avg_bits = FilterBytes(spec, spec.bits_per_key, 1 << 20) * 8.0 /
