@@ -298,6 +298,31 @@ const std::vector<KindCost>& DefaultKindCosts() {
   return costs;
 }
 
+namespace {
+
+// `c` with the spec's own cost for its kind where the spec sets one.
+KindCost WithSpecCost(KindCost c, const FilterSpec& spec) {
+  double q = 0, b = 0;
+  switch (c.kind) {
+    case FilterKind::kBloom:
+      q = spec.bloom_query_ns, b = spec.bloom_build_ns;
+      break;
+    case FilterKind::kBlockedBloom:
+      q = spec.blocked_bloom_query_ns, b = spec.blocked_bloom_build_ns;
+      break;
+    case FilterKind::kRibbon:
+      q = spec.ribbon_query_ns, b = spec.ribbon_build_ns;
+      break;
+    default:
+      break;
+  }
+  if (q > 0) c.query_ns = q;
+  if (b > 0) c.build_ns = b;
+  return c;
+}
+
+}  // namespace
+
 std::vector<double> TreeRebuilds(const std::vector<uint64_t>& run_keys,
                                  size_t l0_runs) {
   const size_t n = run_keys.size();
@@ -349,8 +374,13 @@ Status PlanFilterCosts(const FilterSpec& spec,
         std::to_string(run_keys.size()) + " runs but " +
         std::to_string(rebuilds.size()) + " rebuild weights");
   }
-  const std::vector<KindCost>& candidates =
-      costs.empty() ? DefaultKindCosts() : costs;
+  // Costs given here win; else the defaults, with the spec's own costs.
+  std::vector<KindCost> candidates = costs;
+  if (candidates.empty()) {
+    for (const KindCost& c : DefaultKindCosts()) {
+      candidates.push_back(WithSpecCost(c, spec));
+    }
+  }
   double blocked_build_ns = -1;
   for (const KindCost& c : candidates) {
     FilterSpec k;
@@ -435,16 +465,18 @@ Status PlanFilterCosts(const FilterSpec& spec,
 }
 
 FilterSpec ChooseKindForKeys(const FilterSpec& spec, uint64_t num_keys) {
-  const std::vector<KindCost>& costs = DefaultKindCosts();
+  const std::vector<KindCost>& defaults = DefaultKindCosts();
   double blocked_build_ns = 0;
-  for (const KindCost& c : costs) {
+  for (const KindCost& d : defaults) {
+    const KindCost c = WithSpecCost(d, spec);
     if (c.kind == FilterKind::kBlockedBloom) blocked_build_ns = c.build_ns;
   }
   FilterSpec best =
       KindSpec(spec, FilterKind::kBlockedBloom, spec.bits_per_key);
   if (num_keys == 0) return best;  // an empty filter whatever the kind
   double best_cost = INFINITY;
-  for (const KindCost& c : costs) {
+  for (const KindCost& d : defaults) {
+    const KindCost c = WithSpecCost(d, spec);
     if (!InRange(c.kind, spec.bits_per_key) ||
         c.build_ns > spec.build_x * blocked_build_ns) {
       continue;

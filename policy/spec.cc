@@ -28,6 +28,31 @@ constexpr double kAutoMinBits = 1;
 constexpr double kAutoMaxBits = 64;
 constexpr std::string_view kAutoName = "auto";
 
+namespace {
+
+// auto's per-kind cost options, in the order ToString writes them.
+struct CostOption {
+  const char* name;
+  double FilterSpec::* field;
+};
+constexpr CostOption kCostOptions[] = {
+    {"bloom_query_ns", &FilterSpec::bloom_query_ns},
+    {"bloom_build_ns", &FilterSpec::bloom_build_ns},
+    {"blocked_bloom_query_ns", &FilterSpec::blocked_bloom_query_ns},
+    {"blocked_bloom_build_ns", &FilterSpec::blocked_bloom_build_ns},
+    {"ribbon_query_ns", &FilterSpec::ribbon_query_ns},
+    {"ribbon_build_ns", &FilterSpec::ribbon_build_ns},
+};
+
+bool HasKindCosts(const FilterSpec& s) {
+  for (const CostOption& c : kCostOptions) {
+    if (s.*c.field != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string FilterSpec::ToString() const {
   std::string s = auto_kind ? std::string(kAutoName) : FilterKindName(kind);
   s += ':';
@@ -45,6 +70,11 @@ std::string FilterSpec::ToString() const {
   }
   if (read_us != defaults.read_us) s += ":read_us=" + FormatNumber(read_us);
   if (build_x != defaults.build_x) s += ":build_x=" + FormatNumber(build_x);
+  for (const CostOption& c : kCostOptions) {
+    if (this->*c.field != 0) {
+      s += std::string(":") + c.name + "=" + FormatNumber(this->*c.field);
+    }
+  }
   return s;
 }
 
@@ -76,6 +106,15 @@ Status FilterSpec::Validate() const {
       return Status::InvalidArgument("build_x must be within [1, 1000], got " +
                                      FormatNumber(build_x));
     }
+    for (const CostOption& c : kCostOptions) {
+      const double v = this->*c.field;
+      if (!(v == 0 || (v > 0 && v <= 1e6))) {
+        return Status::InvalidArgument(
+            std::string(c.name) +
+            " must be within (0, 1000000] nanoseconds (0: the default), got " +
+            FormatNumber(v));
+      }
+    }
   } else {
     if (k == nullptr || k->new_builder == nullptr) {
       return Status::InvalidArgument(
@@ -88,10 +127,11 @@ Status FilterSpec::Validate() const {
           FormatNumber(k->min_bits) + ", " + FormatNumber(k->max_bits) +
           "], got " + FormatNumber(bits_per_key));
     }
-    if (read_us != defaults.read_us || build_x != defaults.build_x) {
+    if (read_us != defaults.read_us || build_x != defaults.build_x ||
+        HasKindCosts(*this)) {
       return Status::InvalidArgument(
-          "read_us and build_x are the costs an auto spec weighs; use "
-          "auto:<bits>");
+          "read_us, build_x and the <kind>_query_ns and <kind>_build_ns "
+          "costs are the costs an auto spec weighs; use auto:<bits>");
     }
   }
   if (!by_level && !auto_kind &&
@@ -117,6 +157,13 @@ Status FilterSpec::Validate() const {
 }
 
 namespace {
+
+const CostOption* FindCostOption(std::string_view name) {
+  for (const CostOption& c : kCostOptions) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
 
 // One option after the bits per key: ":name" or ":name=value". Returns ""
 // or what is wrong with it.
@@ -152,11 +199,19 @@ std::string ParseOption(std::string_view option, FilterSpec* out) {
     if (!ParseDecimal(value, &out->build_x)) {
       return "build_x " + quoted + " is not a decimal number";
     }
+  } else if (const CostOption* c = FindCostOption(name);
+             has_value && c != nullptr) {
+    if (!ParseDecimal(value, &(out->*c->field))) {
+      return std::string(c->name) + " " + quoted + " is not a decimal number";
+    }
   } else {
     return "unknown option \"" + std::string(option) +
            "\" after bits per key; expected seed=<n>, keyed, salt, "
            "by_level, size_ratio=<x> or l0_files=<n>" +
-           (out->auto_kind ? ", read_us=<x> or build_x=<x>" : "");
+           (out->auto_kind ? ", read_us=<x>, build_x=<x>, or "
+                             "<kind>_query_ns=<x> or <kind>_build_ns=<x> for "
+                             "bloom, blocked_bloom and ribbon"
+                           : "");
   }
   return "";
 }

@@ -54,7 +54,11 @@ TEST(AutoSpecTest, ParsesAndRoundTrips) {
        {"auto:9.5", "auto:10:keyed", "auto:10:salt", "auto:10:seed=7",
         "auto:10:read_us=2.5", "auto:10:build_x=1.5",
         "auto:12:seed=3:keyed:size_ratio=8:l0_files=6:read_us=0:build_x="
-        "1000"}) {
+        "1000",
+        "auto:10:ribbon_build_ns=80",
+        "auto:10:read_us=3:bloom_query_ns=20:bloom_build_ns=16:blocked_bloom_"
+        "query_ns=10:blocked_bloom_build_ns=14:ribbon_query_ns=28:ribbon_build_"
+        "ns=75.5"}) {
     const FilterSpec s = Must(text);
     EXPECT_TRUE(s.auto_kind) << text;
     EXPECT_EQ(s.ToString(), text);
@@ -63,6 +67,8 @@ TEST(AutoSpecTest, ParsesAndRoundTrips) {
   // Not the same spec as any kind's.
   EXPECT_NE(Must("auto:10"), Must("blocked_bloom:10"));
   EXPECT_NE(Must("auto:10:read_us=5"), Must("auto:10"));
+  EXPECT_NE(Must("auto:10:ribbon_query_ns=5"), Must("auto:10"));
+  EXPECT_EQ(Must("auto:10:ribbon_build_ns=80").ribbon_build_ns, 80);
 }
 
 TEST(AutoSpecTest, BadOptionsNameTheOption) {
@@ -80,12 +86,19 @@ TEST(AutoSpecTest, BadOptionsNameTheOption) {
         Case{"auto:10:by_level", "by_level"},
         Case{"auto:10:size_ratio=1", "size_ratio"},
         Case{"auto:10:read_us=1:read_us=2", "read_us"},
-        Case{"auto:10:salt:seed=3", "salt"}, Case{"auto:10:fast", "fast"},
+        Case{"auto:10:salt:seed=3", "salt"},
+        Case{"auto:10:fast", "fast"},
         Case{"auto:0.5", "auto bits per key"},
         Case{"auto:65", "auto bits per key"},
         Case{"auto", "<kind>:<bits_per_key>"},
         Case{"bloom:10:read_us=5", "read_us"},
-        Case{"ribbon:10:build_x=2", "build_x"}}) {
+        Case{"ribbon:10:build_x=2", "build_x"},
+        Case{"auto:10:ribbon_build_ns=-1", "ribbon_build_ns"},
+        Case{"auto:10:bloom_query_ns=2000000", "bloom_query_ns"},
+        Case{"auto:10:blocked_bloom_query_ns=x", "blocked_bloom_query_ns"},
+        Case{"auto:10:ribbon_query_ns=inf", "ribbon_query_ns"},
+        Case{"auto:10:cuckoo_query_ns=5", "cuckoo_query_ns"},
+        Case{"ribbon:10:ribbon_build_ns=80", "ribbon_build_ns"}}) {
     FilterSpec s;
     const Status st = ParseFilterSpec(c.text, &s);
     EXPECT_EQ(st.code(), Status::Code::kInvalidArgument) << c.text;
@@ -168,6 +181,47 @@ TEST(AutoPlanTest, FreeReadsPickTheFastestKind) {
   const CostPlan q = MustPlan("auto:10:read_us=0", kTree, kTreeL0, costs);
   for (FilterKind k : q.kinds) EXPECT_EQ(k, FilterKind::kBloom);
   EXPECT_NEAR(q.expected_query_ns, static_cast<double>(kTree.size()), 1e-9);
+}
+
+// A spec's own costs replace the defaults of their kind, and decide: the
+// ribbon kind probed as fast as blocked Bloom takes every run; built at
+// twice its default cost, fewer runs than by default, within the budget.
+TEST(AutoPlanTest, CostsInTheSpecReplaceTheDefaults) {
+  const CostPlan d = MustPlan("auto:10", kTree, kTreeL0);
+  EXPECT_NE(d.kinds.front(), FilterKind::kRibbon);
+  const CostPlan fast =
+      MustPlan("auto:10:ribbon_query_ns=11.6", kTree, kTreeL0);
+  for (size_t i = 0; i < fast.kinds.size(); i++) {
+    EXPECT_EQ(fast.kinds[i], FilterKind::kRibbon) << "run " << i;
+    EXPECT_EQ(fast.query_ns[i], 11.6) << "run " << i;
+  }
+  EXPECT_LT(fast.expected_false_positives, d.expected_false_positives);
+  const auto ribbons = [](const CostPlan& p) {
+    size_t n = 0;
+    for (FilterKind k : p.kinds) n += k == FilterKind::kRibbon ? 1 : 0;
+    return n;
+  };
+  const CostPlan slow =
+      MustPlan("auto:10:ribbon_build_ns=216.8", kTree, kTreeL0);
+  EXPECT_GT(ribbons(d), 0u);
+  EXPECT_LT(ribbons(slow), ribbons(d));
+  EXPECT_EQ(slow.build_ns[slow.kinds.size() - 1],
+            slow.kinds.back() == FilterKind::kRibbon ? 216.8 : 15.2);
+  EXPECT_LE(slow.build_ns_total, 8 * slow.blocked_bloom_build_ns * 1.0001);
+  // Costs passed to the planner win over the spec's.
+  const CostPlan given = MustPlan("auto:10:ribbon_build_ns=216.8", kTree,
+                                  kTreeL0, DefaultKindCosts());
+  EXPECT_EQ(given.kinds, d.kinds);
+  // One filter, no tree: the same costs decide.
+  EXPECT_EQ(
+      ChooseKindForKeys(Must("auto:10:read_us=100:build_x=1000"), 100000).kind,
+      FilterKind::kRibbon);
+  EXPECT_NE(
+      ChooseKindForKeys(
+          Must("auto:10:read_us=100:build_x=1000:ribbon_build_ns=1000000"),
+          100000)
+          .kind,
+      FilterKind::kRibbon);
 }
 
 TEST(AutoPlanTest, BuildBudgetIsRespected) {

@@ -10,6 +10,8 @@
 //   <option> ::= "seed=" <u64> | "keyed" | "salt" | "by_level"
 //              | "size_ratio=" <decimal> | "l0_files=" <int>
 //   <cost>   ::= "read_us=" <decimal> | "build_x=" <decimal>
+//              | <cand> "_query_ns=" <decimal> | <cand> "_build_ns=" <decimal>
+//   <cand>   ::= "bloom" | "blocked_bloom" | "ribbon"
 //
 // bits_per_key is a decimal number (fractions allowed, "9.5"); the valid
 // range depends on the kind (see MinBitsPerKey/MaxBitsPerKey; [1, 64] for
@@ -25,6 +27,7 @@
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
 //   "blocked_bloom:10:by_level"  "cuckoo:12:by_level:size_ratio=8"
 //   "blocked_bloom:10:keyed:salt"  "auto:10"  "auto:10:read_us=100"
+//   "auto:10:ribbon_build_ns=80"
 //
 // Parsing never throws; a bad string yields an InvalidArgument Status whose
 // message quotes the string and names the problem.
@@ -123,12 +126,22 @@ struct FilterSpec {
   // The filter build time the tree may spend, as a multiple of what
   // blocked Bloom filters of the same memory would take, in [1, 1000].
   double build_x = kAutoBuildRatio;
+  // auto's cost of one absent-key probe and of one key built, per
+  // candidate kind, in nanoseconds, where the measured defaults
+  // (DefaultKindCosts, sstfilter/params.h) do not fit the machine: 0 keeps
+  // the default, else within (0, 10^6].
+  double bloom_query_ns = 0;
+  double bloom_build_ns = 0;
+  double blocked_bloom_query_ns = 0;
+  double blocked_bloom_build_ns = 0;
+  double ribbon_query_ns = 0;
+  double ribbon_build_ns = 0;
 
   // The canonical string, which ParseFilterSpec maps back to an equal spec:
   // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7",
   // "bloom:10:by_level:size_ratio=8" (tree options only if not default),
-  // "ribbon:10:keyed:salt", "auto:10:read_us=20" (costs only if not
-  // default). No prefix.
+  // "ribbon:10:keyed:salt", "auto:10:read_us=20:ribbon_build_ns=80" (costs
+  // only if not default). No prefix.
   std::string ToString() const;
   // OK if a builder can be made from this spec: a buildable kind,
   // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)], and the
@@ -142,7 +155,12 @@ struct FilterSpec {
            keyed == o.keyed && salt == o.salt && by_level == o.by_level &&
            size_ratio == o.size_ratio && l0_files == o.l0_files &&
            auto_kind == o.auto_kind && read_us == o.read_us &&
-           build_x == o.build_x;
+           build_x == o.build_x && bloom_query_ns == o.bloom_query_ns &&
+           bloom_build_ns == o.bloom_build_ns &&
+           blocked_bloom_query_ns == o.blocked_bloom_query_ns &&
+           blocked_bloom_build_ns == o.blocked_bloom_build_ns &&
+           ribbon_query_ns == o.ribbon_query_ns &&
+           ribbon_build_ns == o.ribbon_build_ns;
   }
   bool operator!=(const FilterSpec& o) const { return !(*this == o); }
 };
