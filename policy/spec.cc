@@ -31,9 +31,10 @@ constexpr std::string_view kAutoName = "auto";
 namespace {
 
 // auto's per-kind cost options, in the order ToString writes them.
+using CostField = double FilterSpec::*;
 struct CostOption {
   const char* name;
-  double FilterSpec::* field;
+  CostField field;
 };
 constexpr CostOption kCostOptions[] = {
     {"bloom_query_ns", &FilterSpec::bloom_query_ns},
