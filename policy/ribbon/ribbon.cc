@@ -502,48 +502,87 @@ uint32_t LowBits(uint32_t cols) {
 // lowest bit.
 class DenseSystem {
  public:
-  // Adds row `c` = `fp`. False if it contradicts the rows already added.
-  bool Add(uint64_t c, uint32_t fp) {
-    while (c != 0) {
-      const int p = __builtin_ctzll(c);
-      if (((used_ >> p) & 1) == 0) {
-        used_ |= uint64_t{1} << p;
-        coeff_[p] = c;
-        rhs_[p] = fp;
-        return true;
-      }
-      c ^= coeff_[p];
-      fp ^= rhs_[p];
-    }
-    return fp == 0;  // a repeated row (a repeated key) is no contradiction
+  // Adds the rows c[i] = fp[i], i < n <= 64 (and sets c[n] and fp[n] to 0).
+  // False if they contradict each other (a repeated row, a repeated key, is
+  // no contradiction).
+  //
+  // Each row is reduced against the pivot rows until it finds a free slot:
+  // a chain of dependent steps (find the lowest bit, load that slot's pivot
+  // row, XOR it in), about n^2/4 steps for n rows in n slots. Four rows are
+  // reduced at once, a step of each in turn, so their chains overlap; a
+  // step has no branch: a free slot reads as a pivot row of 0, a row
+  // reduced to 0 goes to slot 64 (always free), and the chain's next row
+  // (0 = 0 after the last) is selected, not branched to. (Measured at 36
+  // rows: 0.67x the time of one row at a time.) A row placed at slot p
+  // meets the rows still being reduced only at p, which they have not
+  // passed yet if they are to meet it (a row's lowest bit only rises), so
+  // the system is the one of one row at a time: the same pivot slots (the
+  // lowest set bits of the rows' span) and the same solution.
+  bool AddAll(uint64_t* c, uint32_t* fp, uint32_t n) {
+    c[n] = 0;
+    fp[n] = 0;
+    uint32_t next = 0;  // rows handed out, 0 = 0 rows after the last
+    uint32_t bad = 0;   // fingerprints of rows reduced to 0
+    auto take = [&](uint64_t* x, uint32_t* fx) {
+      const uint32_t i = std::min(next++, n);
+      *x = c[i];
+      *fx = fp[i];
+    };
+    uint64_t x0, x1, x2, x3;
+    uint32_t f0, f1, f2, f3;
+    take(&x0, &f0);
+    take(&x1, &f1);
+    take(&x2, &f2);
+    take(&x3, &f3);
+    auto step = [&](uint64_t* x, uint32_t* fx) {
+      const uint32_t p = *x != 0 ? __builtin_ctzll(*x) : 64;
+      const uint64_t pivot = coeff_[p];
+      const uint32_t pivot_fp = rhs_[p];
+      const bool free = pivot == 0;
+      bad |= p == 64 ? *fx : 0;
+      coeff_[p] = free ? *x : pivot;
+      rhs_[p] = free ? *fx : pivot_fp;
+      const uint32_t i = std::min(next, n);
+      next += free;
+      const uint64_t next_c = c[i];
+      const uint32_t next_fp = fp[i];
+      *x = free ? next_c : *x ^ pivot;
+      *fx = free ? next_fp : *fx ^ pivot_fp;
+    };
+    // Done when every row was handed out and every chain holds 0 = 0 (a
+    // row reduced to 0 = v takes one more step, into slot 64).
+    do {
+      step(&x0, &f0);
+      step(&x1, &f1);
+      step(&x2, &f2);
+      step(&x3, &f3);
+    } while (next < n || (x0 | x1 | x2 | x3 | f0 | f1 | f2 | f3) != 0);
+    coeff_[64] = 0;
+    return bad == 0;
   }
-  // The solution by back-substitution from the last pivot down, all
-  // columns at once: bit j of x[t] is column j at slot t (free slots 0).
-  // Then transposed into the r columns of m bits, bit t = slot t.
+  // The solution, free slots 0, in the r columns of m bits (bit t = slot
+  // t): back-substitution from the last pivot down, each column a word, so
+  // that slot p of column j is bit j of its fingerprint XOR the parity of
+  // its pivot row's slots after p in column j, no branch per bit.
   void Solve(uint32_t r, uint64_t* columns) const {
-    uint32_t x[kRibbonMaxDenseSlots] = {};
-    for (uint64_t u = used_; u != 0;) {
-      const int p = 63 - __builtin_clzll(u);
-      u ^= uint64_t{1} << p;
-      uint32_t v = rhs_[p];
-      for (uint64_t c = coeff_[p] & (coeff_[p] - 1); c != 0; c &= c - 1) {
-        v ^= x[__builtin_ctzll(c)];  // slots after p: solved, or free
-      }
-      x[p] = v;
-    }
     for (uint32_t j = 0; j < r; j++) columns[j] = 0;
-    for (uint64_t u = used_; u != 0; u &= u - 1) {
-      const int t = __builtin_ctzll(u);
-      for (uint32_t v = x[t]; v != 0; v &= v - 1) {
-        columns[__builtin_ctz(v)] |= uint64_t{1} << t;
+    for (int p = kRibbonMaxDenseSlots - 1; p >= 0; p--) {
+      const uint64_t row = coeff_[p];
+      if (row == 0) continue;  // a free slot
+      const uint32_t v = rhs_[p];
+      for (uint32_t j = 0; j < r; j++) {
+        const uint64_t bit =
+            ((v >> j) ^ __builtin_parityll(row & columns[j])) & 1;
+        columns[j] |= bit << p;
       }
     }
   }
 
  private:
-  uint64_t used_ = 0;  // bit p: slot p has a pivot row
-  uint64_t coeff_[kRibbonMaxDenseSlots];
-  uint32_t rhs_[kRibbonMaxDenseSlots];
+  // Per slot its pivot row (0: free) and fingerprint; slot 64 takes rows
+  // reduced to 0 and stays free.
+  uint64_t coeff_[kRibbonMaxDenseSlots + 1] = {};
+  uint32_t rhs_[kRibbonMaxDenseSlots + 1] = {};
 };
 
 // ORs the low `bits` (<= 64) bits of v into out at bit `pos` (LSB first).
@@ -557,17 +596,23 @@ void OrBits(uint64_t v, uint64_t pos, uint32_t bits, uint8_t* out) {
   }
 }
 
-// Solves the dense system of `hashes` under `salt` and ORs its r columns
-// of m bits into the zeroed out[0, ceil(m r / 8)). False if unsolvable
-// (out untouched).
+// Solves the dense system of `hashes` (at most 64) under `salt` and ORs
+// its r columns of m bits into the zeroed out[0, ceil(m r / 8)). False if
+// unsolvable (out untouched).
 bool BuildDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
                 uint8_t* out) {
-  DenseSystem sys;
   const uint64_t mask = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
+  uint64_t rows[kRibbonMaxDenseSlots + 1];  // and AddAll's 0 = 0 row
+  uint32_t fps[kRibbonMaxDenseSlots + 1];
+  uint32_t n = 0;
   for (uint64_t h : hashes) {
     const RibbonKey key = RibbonHash(h, salt);
-    if (!sys.Add(key.row & mask, key.fp & LowBits(r))) return false;
+    rows[n] = key.row & mask;
+    fps[n] = key.fp & LowBits(r);
+    n++;
   }
+  DenseSystem sys;
+  if (!sys.AddAll(rows, fps, n)) return false;
   uint64_t columns[kRibbonMaxColumns];
   sys.Solve(r, columns);
   for (uint32_t j = 0; j < r; j++) {
