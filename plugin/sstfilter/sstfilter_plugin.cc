@@ -24,6 +24,7 @@
 #include "policy/range/range.cc"
 #include "policy/reader.cc"
 #include "policy/ribbon/ribbon.cc"
+#include "policy/ribbon/ribbon_plan.cc"
 #include "policy/ribbon/ribbon_reader.cc"
 #include "policy/spec.cc"
 #include "policy/status.cc"

@@ -1,7 +1,8 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
-// Internal: the ribbon kind's plan, construction and builder factory
-// (policy/ribbon/ribbon.cc). The hot code is in ribbon_impl.h.
+// Internal: the ribbon kind's plan (policy/ribbon/ribbon_plan.cc),
+// construction and builder factory (ribbon.cc). The hot code is in
+// ribbon_impl.h.
 
 #ifndef SSTFILTER_POLICY_RIBBON_H_
 #define SSTFILTER_POLICY_RIBBON_H_
