@@ -314,6 +314,25 @@ uint64_t BloomTotalWithin(const FilterSpec& spec, uint64_t n, double ceiling,
   return 0;
 }
 
+// `rp` (segmented or banded), or the standard Bloom filter of its bytes if
+// that is more accurate: below a few hundred keys the half-loaded first
+// and last blocks weigh more than a Bloom filter's inaccuracy. (Only small
+// payloads are compared, where the Bloom FPR formula is cheap: FilterSize
+// plans often.)
+RibbonPlan BloomIfMoreAccurate(const FilterSpec& spec, uint64_t n,
+                               const RibbonPlan& rp) {
+  if (rp.plan.payload_bytes >= kMinBlockedPayload) return rp;
+  const uint64_t total = PlannedFilterBytes(rp.plan, spec);
+  RibbonPlan bloom;
+  PlanBloomInstead(spec, n, total, &bloom);
+  if (PlannedFilterBytes(bloom.plan, bloom.bloom) != total ||
+      bloom.plan.params.expected_fpr >= rp.plan.params.expected_fpr) {
+    return rp;
+  }
+  bloom.raised = rp.raised;
+  return bloom;
+}
+
 // PlanRibbon's ribbon forms for the FPR ceiling `ceiling` (1: none),
 // and the Bloom filters of their bytes that are more accurate.
 RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
@@ -344,20 +363,7 @@ RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
     min_payload = dense64.plan.payload_bytes;
     PlanSegmented(n, budget, min_payload, ceiling, &rp);
   }
-  if (rp.segmented) {
-    const uint64_t seg_total = PlannedFilterBytes(plan, spec);
-    // Below a few hundred keys a Bloom filter of the same bytes may be
-    // more accurate (the segment's two blocks are half loaded).
-    if (plan.payload_bytes >= kMinBlockedPayload) return rp;
-    RibbonPlan bloom;
-    PlanBloomInstead(spec, n, seg_total, &bloom);
-    if (PlannedFilterBytes(bloom.plan, bloom.bloom) == seg_total &&
-        bloom.plan.params.expected_fpr < p.expected_fpr) {
-      bloom.raised = rp.raised;
-      return bloom;
-    }
-    return rp;
-  }
+  if (rp.segmented) return BloomIfMoreAccurate(spec, n, rp);
   // Banded, and every Bloom filter written in its place, take 8 W payload
   // bytes and a full ribbon trailer, W = floor(floor(n b) / 64) words:
   // non-decreasing in n, and never below the dense filter of 64 keys.
@@ -389,20 +395,7 @@ RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
   rp.k = k;
   plan.payload_bytes = 8 * (blocks * r + k);
   p.expected_fpr = BandedFpr(blocks, rp.r, k);
-  // Below a few hundred keys the first and last blocks, half loaded, weigh
-  // more than a standard Bloom filter's inaccuracy: write the Bloom filter
-  // of the same bytes when it is more accurate. (Only small payloads, where
-  // the standard Bloom FPR formula is cheap: FilterSize plans often.)
-  if (plan.payload_bytes >= kMinBlockedPayload) return rp;
-  const uint64_t banded_total = PlannedFilterBytes(plan, spec);
-  RibbonPlan bloom;
-  PlanBloomInstead(spec, n, banded_total, &bloom);
-  if (PlannedFilterBytes(bloom.plan, bloom.bloom) == banded_total &&
-      bloom.plan.params.expected_fpr < p.expected_fpr) {
-    bloom.raised = rp.raised;
-    return bloom;
-  }
-  return rp;
+  return BloomIfMoreAccurate(spec, n, rp);
 }
 
 }  // namespace
