@@ -136,6 +136,10 @@ TEST(ComparePoliciesTest, RejectsBadEntriesWithTheReason) {
             std::string::npos);
   EXPECT_NE(ParseError("rocksdb:cuckoo:10").find("unknown built-in"),
             std::string::npos);
+  EXPECT_NE(ParseError("rocksdb:cuckoo:10")
+                .find("expected rocksdb:bloom:<bits>, rocksdb:ribbon:<bits>, "
+                      "rocksdb:ribbon_all:<bits> or leveldb:bloom:<bits>"),
+            std::string::npos);
   EXPECT_NE(ParseError("rocksdb:bloom@leveldb:bloom:10").find("no engine"),
             std::string::npos);
   EXPECT_NE(ParseError("leveldb/rocksdb:bloom:10").find("no engine"),

@@ -4,16 +4,15 @@
 
 #include <algorithm>
 #include <cassert>
-#include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <memory>
 #include <random>
 #include <string_view>
-#include <system_error>
 #include <utility>
 
+#include "policy/spec_parse.h"
 #include "sstfilter/filter.h"
 
 namespace sstfilter {
@@ -34,23 +33,35 @@ bool StartsWith(std::string_view s, std::string_view p) {
   return s.substr(0, p.size()) == p;
 }
 
-bool ParseNumber(std::string_view text, double* out) {
-  double v = 0;
-  auto r = std::from_chars(text.data(), text.data() + text.size(), v,
-                           std::chars_format::fixed);
-  if (text.empty() || r.ec != std::errc() ||
-      r.ptr != text.data() + text.size() || !std::isfinite(v)) {
-    return false;
+// The built-in families: the policy name (with ":<bits>" in a policy),
+// the name the reports use, and the engine that has it.
+struct Builtin {
+  Family family;
+  const char* name;
+  const char* display;
+  unsigned engines;
+};
+constexpr Builtin kBuiltins[] = {
+    {Family::kRocksDBBloom, "rocksdb:bloom", "RocksDB's Bloom", kRocksDB},
+    {Family::kRocksDBRibbon, "rocksdb:ribbon", "RocksDB's Ribbon", kRocksDB},
+    {Family::kRocksDBRibbonAll, "rocksdb:ribbon_all",
+     "RocksDB's Ribbon everywhere", kRocksDB},
+    {Family::kLevelDBBloom, "leveldb:bloom", "LevelDB's Bloom", kLevelDB},
+};
+
+// The row of a built-in family; null for kNone and kSstfilter.
+const Builtin* FindBuiltin(Family family) {
+  for (const Builtin& b : kBuiltins) {
+    if (b.family == family) return &b;
   }
-  *out = v;
-  return true;
+  return nullptr;
 }
 
 // Parses a built-in "<prefix><bits>" policy.
 Status ParseBuiltin(std::string_view entry, std::string_view bits,
                     Family family, Policy* out) {
   double v = 0;
-  if (!ParseNumber(bits, &v)) {
+  if (!internal::ParseDecimal(bits, &v)) {
     return Bad(entry, "bits per key \"" + std::string(bits) +
                           "\" is not a decimal number");
   }
@@ -69,23 +80,21 @@ Status ParseBuiltin(std::string_view entry, std::string_view bits,
 Status ParsePolicy(std::string_view entry, std::string_view text, Policy* out) {
   *out = Policy();
   if (text == "none") return Status::OK();
-  if (StartsWith(text, "rocksdb:bloom:")) {
-    return ParseBuiltin(entry, text.substr(14), Family::kRocksDBBloom, out);
-  }
-  if (StartsWith(text, "rocksdb:ribbon:")) {
-    return ParseBuiltin(entry, text.substr(15), Family::kRocksDBRibbon, out);
-  }
-  if (StartsWith(text, "rocksdb:ribbon_all:")) {
-    return ParseBuiltin(entry, text.substr(19), Family::kRocksDBRibbonAll, out);
-  }
-  if (StartsWith(text, "leveldb:bloom:")) {
-    return ParseBuiltin(entry, text.substr(14), Family::kLevelDBBloom, out);
+  for (const Builtin& b : kBuiltins) {
+    const std::string prefix = std::string(b.name) + ":";
+    if (StartsWith(text, prefix)) {
+      return ParseBuiltin(entry, text.substr(prefix.size()), b.family, out);
+    }
   }
   if (StartsWith(text, "rocksdb:") || StartsWith(text, "leveldb:")) {
-    return Bad(entry,
-               "unknown built-in policy; expected rocksdb:bloom:<bits>, "
-               "rocksdb:ribbon:<bits>, rocksdb:ribbon_all:<bits> or "
-               "leveldb:bloom:<bits>");
+    std::string expected;
+    for (const Builtin& b : kBuiltins) {
+      if (!expected.empty()) {
+        expected += &b == std::end(kBuiltins) - 1 ? " or " : ", ";
+      }
+      expected += std::string(b.name) + ":<bits>";
+    }
+    return Bad(entry, "unknown built-in policy; expected " + expected);
   }
   Status s = ParseFilterSpec(text, &out->spec);
   if (!s.ok()) return Bad(entry, s.message());
@@ -99,21 +108,11 @@ Status ParsePolicy(std::string_view entry, std::string_view text, Policy* out) {
 // sizeable built-in.
 Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
   *out = Policy();
-  if (text == "rocksdb:bloom") {
-    out->family = Family::kRocksDBBloom;
-    return Status::OK();
-  }
-  if (text == "leveldb:bloom") {
-    out->family = Family::kLevelDBBloom;
-    return Status::OK();
-  }
-  if (text == "rocksdb:ribbon") {
-    out->family = Family::kRocksDBRibbon;
-    return Status::OK();
-  }
-  if (text == "rocksdb:ribbon_all") {
-    out->family = Family::kRocksDBRibbonAll;
-    return Status::OK();
+  for (const Builtin& b : kBuiltins) {
+    if (text == b.name) {
+      out->family = b.family;
+      return Status::OK();
+    }
   }
   if (text == "none") return Bad(entry, "'none' has no size to choose");
   // An sstfilter kind with its options: parse it as a spec at the bits
@@ -208,80 +207,33 @@ std::vector<std::string> SplitList(const std::string& list) {
   return out;
 }
 
-std::string FormatNumber(double v) {
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, r.ptr);
-}
+std::string FormatNumber(double v) { return internal::FormatNumber(v); }
 
 std::string Policy::ToString() const {
-  switch (family) {
-    case Family::kNone:
-      return "none";
-    case Family::kSstfilter:
-      return spec.ToString();
-    case Family::kRocksDBBloom:
-      return "rocksdb:bloom:" + FormatNumber(bits_per_key);
-    case Family::kRocksDBRibbon:
-      return "rocksdb:ribbon:" + FormatNumber(bits_per_key);
-    case Family::kRocksDBRibbonAll:
-      return "rocksdb:ribbon_all:" + FormatNumber(bits_per_key);
-    case Family::kLevelDBBloom:
-      return "leveldb:bloom:" + FormatNumber(bits_per_key);
+  if (const Builtin* b = FindBuiltin(family)) {
+    return std::string(b->name) + ":" + FormatNumber(bits_per_key);
   }
-  return "?";
+  return family == Family::kSstfilter ? spec.ToString() : "none";
 }
 
 std::string Policy::FamilyName() const {
-  switch (family) {
-    case Family::kNone:
-      return "none";
-    case Family::kSstfilter: {
-      // The spec without its second field, the bits per key.
-      const std::string s = spec.ToString();
-      const size_t bits = s.find(':');
-      const size_t end = s.find(':', bits + 1);
-      return s.substr(0, bits) +
-             (end == std::string::npos ? "" : s.substr(end));
-    }
-    case Family::kRocksDBBloom:
-      return "rocksdb:bloom";
-    case Family::kRocksDBRibbon:
-      return "rocksdb:ribbon";
-    case Family::kRocksDBRibbonAll:
-      return "rocksdb:ribbon_all";
-    case Family::kLevelDBBloom:
-      return "leveldb:bloom";
-  }
-  return "?";
+  if (const Builtin* b = FindBuiltin(family)) return b->name;
+  if (family != Family::kSstfilter) return "none";
+  // The spec without its second field, the bits per key.
+  const std::string s = spec.ToString();
+  const size_t bits = s.find(':');
+  const size_t end = s.find(':', bits + 1);
+  return s.substr(0, bits) + (end == std::string::npos ? "" : s.substr(end));
 }
 
 unsigned Policy::engines() const {
-  switch (family) {
-    case Family::kRocksDBBloom:
-    case Family::kRocksDBRibbon:
-    case Family::kRocksDBRibbonAll:
-      return kRocksDB;
-    case Family::kLevelDBBloom:
-      return kLevelDB;
-    default:
-      return kAllEngines;
-  }
+  const Builtin* b = FindBuiltin(family);
+  return b != nullptr ? b->engines : kAllEngines;
 }
 
 std::string Policy::BuiltinName() const {
-  switch (family) {
-    case Family::kRocksDBBloom:
-      return "RocksDB's Bloom";
-    case Family::kRocksDBRibbon:
-      return "RocksDB's Ribbon";
-    case Family::kRocksDBRibbonAll:
-      return "RocksDB's Ribbon everywhere";
-    case Family::kLevelDBBloom:
-      return "LevelDB's Bloom";
-    default:
-      return "";
-  }
+  const Builtin* b = FindBuiltin(family);
+  return b != nullptr ? b->display : "";
 }
 
 Status ParsePolicyEntry(const std::string& text, PolicyRequest* out) {
@@ -333,7 +285,7 @@ Status ParsePolicyList(const std::string& list, const std::string& sweep_bits,
   if (!sweep_bits.empty()) {
     for (const std::string& b : SplitList(sweep_bits)) {
       double v = 0;
-      if (!ParseNumber(b, &v) || v <= 0) {
+      if (!internal::ParseDecimal(b, &v) || v <= 0) {
         return Status::InvalidArgument("--sweep_bits: \"" + b +
                                        "\" is not a positive number");
       }
