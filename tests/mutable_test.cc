@@ -393,6 +393,19 @@ TEST(MutableFilterTest, DefaultConstructedFiltersAreEmptyAndInert) {
   EXPECT_TRUE(e.Insert("x"));
   d = std::move(e);
   EXPECT_TRUE(d.Contains("x"));
+  // The filter moved from is inert, as a default-constructed one.
+  EXPECT_FALSE(e.Insert("y"));  // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(e.Contains("x"));
+  EXPECT_EQ(e.num_slots(), 0u);
+  EXPECT_EQ(FilterReader::Open(Bytes(e)).kind(), FilterKind::kEmpty);
+  CountingBloomFilter c;
+  ASSERT_TRUE(CountingBloomFilter::Create(Options(10, 0.01), &c).ok());
+  c.Insert("x");
+  b = std::move(c);
+  EXPECT_TRUE(b.Contains("x"));
+  c.Insert("y");  // NOLINT(bugprone-use-after-move)
+  EXPECT_FALSE(c.Contains("y"));
+  EXPECT_EQ(c.num_counters(), 0u);
 }
 
 TEST(MutableFilterTest, DeserializeRejectsOtherBytes) {

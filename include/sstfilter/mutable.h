@@ -37,17 +37,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "sstfilter/hash.h"
 #include "sstfilter/status.h"
 
 namespace sstfilter {
-namespace internal {
-struct CuckooMove;
-}  // namespace internal
 
 class FilterSecret;  // sstfilter/secret.h
 
@@ -78,7 +75,8 @@ struct MutableFilterOptions {
 // 1 - (1 - 1/(2^f - 1))^(8 a) (CuckooFpr in params.h).
 class DynamicCuckooFilter {
  public:
-  // A filter with no room: Contains is false and Insert fails.
+  // A filter with no room: Contains is false and Insert fails. A filter
+  // moved from is one too.
   DynamicCuckooFilter();
   ~DynamicCuckooFilter();
   DynamicCuckooFilter(DynamicCuckooFilter&&) noexcept;
@@ -110,13 +108,14 @@ class DynamicCuckooFilter {
   bool ContainsHash(uint64_t hash) const;
 
   // Fingerprints stored: inserts that succeeded minus erases that did.
-  uint64_t size() const { return size_; }
-  // Slots: 4 per bucket. size() / num_slots() is the load factor.
-  uint64_t num_slots() const { return 4 * num_buckets_; }
-  int fingerprint_bits() const { return f_; }
-  uint64_t seed() const { return seed_; }
+  uint64_t size() const;
+  // Slots, 0 for a filter with no room. size() / num_slots() is the load
+  // factor.
+  uint64_t num_slots() const;
+  int fingerprint_bits() const;
+  uint64_t seed() const;
   // The secret of a keyed filter, else nullptr.
-  const FilterSecret* secret() const { return secret_; }
+  const FilterSecret* secret() const;
 
   // Appends the filter as a kind-5 ("dynamic_cuckoo") sstfilter filter, or,
   // for a default-constructed one, a kind-0 (empty) filter.
@@ -131,14 +130,8 @@ class DynamicCuckooFilter {
                             const FilterSecret* secret = nullptr);
 
  private:
-  std::vector<uint8_t> table_;  // payload, then kSlack zero bytes
-  uint64_t num_buckets_ = 0;
-  int f_ = 0;
-  uint64_t seed_ = 0;
-  const FilterSecret* secret_ = nullptr;
-  uint64_t size_ = 0;
-  uint64_t rng_ = 0;                         // state of the kick choices
-  std::vector<internal::CuckooMove> moves_;  // scratch of Insert
+  struct Rep;
+  std::unique_ptr<Rep> rep_;  // null: the filter with no room
 };
 
 // A counting Bloom filter: a standard Bloom filter of 4-bit counters.
@@ -150,7 +143,8 @@ class DynamicCuckooFilter {
 // Memory: 4 bits per counter, capacity * counters-per-key counters.
 class CountingBloomFilter {
  public:
-  // A filter of no counters: Contains is false, Insert does nothing.
+  // A filter of no counters: Contains is false, Insert does nothing. A
+  // filter moved from is one too.
   CountingBloomFilter();
   ~CountingBloomFilter();
   CountingBloomFilter(CountingBloomFilter&&) noexcept;
@@ -178,11 +172,11 @@ class CountingBloomFilter {
   bool EraseHash(uint64_t hash);
   bool ContainsHash(uint64_t hash) const;
 
-  uint64_t num_counters() const { return 2 * counters_.size(); }
-  int num_probes() const { return k_; }
-  uint64_t seed() const { return seed_; }
+  uint64_t num_counters() const;
+  int num_probes() const;
+  uint64_t seed() const;
   // The secret of a keyed filter, else nullptr.
-  const FilterSecret* secret() const { return secret_; }
+  const FilterSecret* secret() const;
   // Counters stuck at 15 (never decremented again).
   uint64_t CountSaturated() const;
 
@@ -195,10 +189,8 @@ class CountingBloomFilter {
                             const FilterSecret* secret = nullptr);
 
  private:
-  std::vector<uint8_t> counters_;  // two 4-bit counters per byte
-  int k_ = 0;
-  uint64_t seed_ = 0;
-  const FilterSecret* secret_ = nullptr;
+  struct Rep;
+  std::unique_ptr<Rep> rep_;  // null: the filter of no counters
 };
 
 }  // namespace sstfilter

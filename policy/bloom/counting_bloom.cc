@@ -5,8 +5,10 @@
 // bytes with the same code as here.
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "policy/bloom/bloom_builder.h"
 #include "policy/bloom/counting_bloom_impl.h"
@@ -22,6 +24,13 @@
 namespace sstfilter {
 
 using internal::CountingBloomImpl;
+
+struct CountingBloomFilter::Rep {
+  std::vector<uint8_t> counters;  // two 4-bit counters per byte
+  int k = 0;
+  uint64_t seed = 0;
+  const FilterSecret* secret = nullptr;
+};
 
 CountingBloomFilter::CountingBloomFilter() = default;
 CountingBloomFilter::~CountingBloomFilter() = default;
@@ -70,38 +79,51 @@ Status CountingBloomFilter::Create(const MutableFilterOptions& options,
   if (bytes > static_cast<double>(internal::kMaxMutableTableBytes)) {
     return internal::MutableTooLarge(what, options.capacity, bytes);
   }
-  CountingBloomFilter filter;
-  filter.k_ = StandardBloomProbes(per_key);
-  filter.seed_ = options.seed;
-  filter.secret_ = options.secret;
-  filter.counters_.assign(static_cast<size_t>(bytes), 0);
-  *out = std::move(filter);
+  auto rep = std::make_unique<Rep>();
+  rep->k = StandardBloomProbes(per_key);
+  rep->seed = options.seed;
+  rep->secret = options.secret;
+  rep->counters.assign(static_cast<size_t>(bytes), 0);
+  out->rep_ = std::move(rep);
   return Status::OK();
 }
 
 uint64_t CountingBloomFilter::HashKey(std::string_view key) const {
-  return internal::FilterHash(key, seed_, secret_);
+  return rep_ ? internal::FilterHash(key, rep_->seed, rep_->secret)
+              : internal::FilterHash(key, 0, nullptr);
 }
 
 void CountingBloomFilter::InsertHash(uint64_t hash) {
-  if (counters_.empty()) return;
-  CountingBloomImpl::Insert(hash, counters_.data(), num_counters(), k_);
+  if (!rep_ || rep_->counters.empty()) return;
+  CountingBloomImpl::Insert(hash, rep_->counters.data(), num_counters(),
+                            rep_->k);
 }
 
 bool CountingBloomFilter::EraseHash(uint64_t hash) {
-  if (counters_.empty()) return false;
-  return CountingBloomImpl::Erase(hash, counters_.data(), num_counters(), k_);
+  if (!rep_ || rep_->counters.empty()) return false;
+  return CountingBloomImpl::Erase(hash, rep_->counters.data(), num_counters(),
+                                  rep_->k);
 }
 
 bool CountingBloomFilter::ContainsHash(uint64_t hash) const {
-  if (counters_.empty()) return false;
-  return CountingBloomImpl::MayMatch(hash, counters_.data(), num_counters(),
-                                     k_);
+  if (!rep_ || rep_->counters.empty()) return false;
+  return CountingBloomImpl::MayMatch(hash, rep_->counters.data(),
+                                     num_counters(), rep_->k);
+}
+
+uint64_t CountingBloomFilter::num_counters() const {
+  return rep_ ? 2 * rep_->counters.size() : 0;
+}
+int CountingBloomFilter::num_probes() const { return rep_ ? rep_->k : 0; }
+uint64_t CountingBloomFilter::seed() const { return rep_ ? rep_->seed : 0; }
+const FilterSecret* CountingBloomFilter::secret() const {
+  return rep_ ? rep_->secret : nullptr;
 }
 
 uint64_t CountingBloomFilter::CountSaturated() const {
+  if (!rep_) return 0;
   uint64_t n = 0;
-  for (uint8_t b : counters_) {
+  for (uint8_t b : rep_->counters) {
     n += (b & 15) == CountingBloomImpl::kSaturated;
     n += (b >> 4) == CountingBloomImpl::kSaturated;
   }
@@ -109,9 +131,11 @@ uint64_t CountingBloomFilter::CountSaturated() const {
 }
 
 void CountingBloomFilter::Serialize(std::string* dst) const {
-  const uint8_t params[1] = {static_cast<uint8_t>(k_)};
-  internal::AppendMutable(FilterKind::kCountingBloom, counters_.data(),
-                          counters_.size(), seed_, secret_, params, 1, dst);
+  const Rep empty;
+  const Rep& r = rep_ ? *rep_ : empty;
+  const uint8_t params[1] = {static_cast<uint8_t>(r.k)};
+  internal::AppendMutable(FilterKind::kCountingBloom, r.counters.data(),
+                          r.counters.size(), r.seed, r.secret, params, 1, dst);
 }
 
 Status CountingBloomFilter::Deserialize(std::string_view bytes,
@@ -121,14 +145,14 @@ Status CountingBloomFilter::Deserialize(std::string_view bytes,
   Status s = internal::ParseMutable(bytes, FilterKind::kCountingBloom,
                                     "counting Bloom filter", secret, &t);
   if (!s.ok()) return s;
-  CountingBloomFilter filter;
-  filter.seed_ = t.seed;
-  filter.secret_ = t.keyed ? secret : nullptr;
+  auto rep = std::make_unique<Rep>();
+  rep->seed = t.seed;
+  rep->secret = t.keyed ? secret : nullptr;
   if (t.kind == FilterKind::kCountingBloom) {
-    filter.k_ = t.params[0];
-    filter.counters_.assign(bytes.begin(), bytes.begin() + t.payload_size);
+    rep->k = t.params[0];
+    rep->counters.assign(bytes.begin(), bytes.begin() + t.payload_size);
   }
-  *out = std::move(filter);
+  out->rep_ = std::move(rep);
   return Status::OK();
 }
 

@@ -5,8 +5,10 @@
 // bytes with the same code as here.
 
 #include <cmath>
+#include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
@@ -23,6 +25,17 @@ namespace sstfilter {
 using internal::CuckooTable;
 using internal::kCuckooSlack;
 using internal::WithTagBits;
+
+struct DynamicCuckooFilter::Rep {
+  std::vector<uint8_t> table;  // payload, then kCuckooSlack zero bytes
+  uint64_t num_buckets = 0;    // 0: no room (a loaded empty filter)
+  int f = 0;
+  uint64_t seed = 0;
+  const FilterSecret* secret = nullptr;
+  uint64_t size = 0;
+  uint64_t rng = 0;                         // state of the kick choices
+  std::vector<internal::CuckooMove> moves;  // scratch of Insert
+};
 
 DynamicCuckooFilter::DynamicCuckooFilter() = default;
 DynamicCuckooFilter::~DynamicCuckooFilter() = default;
@@ -65,58 +78,72 @@ Status DynamicCuckooFilter::Create(const MutableFilterOptions& options,
   if (bytes > static_cast<double>(internal::kMaxMutableTableBytes)) {
     return internal::MutableTooLarge(what, options.capacity, bytes);
   }
-  DynamicCuckooFilter filter;
-  filter.num_buckets_ = buckets;
-  filter.f_ = f;
-  filter.seed_ = options.seed;
-  filter.secret_ = options.secret;
-  filter.rng_ = internal::Mix64(options.seed ^ options.capacity);
-  filter.table_.assign(
-      internal::CuckooPayloadBytes(filter.num_buckets_, f) + kCuckooSlack, 0);
-  *out = std::move(filter);
+  auto rep = std::make_unique<Rep>();
+  rep->num_buckets = buckets;
+  rep->f = f;
+  rep->seed = options.seed;
+  rep->secret = options.secret;
+  rep->rng = internal::Mix64(options.seed ^ options.capacity);
+  rep->table.assign(internal::CuckooPayloadBytes(buckets, f) + kCuckooSlack, 0);
+  out->rep_ = std::move(rep);
   return Status::OK();
 }
 
 uint64_t DynamicCuckooFilter::HashKey(std::string_view key) const {
-  return internal::FilterHash(key, seed_, secret_);
+  return rep_ ? internal::FilterHash(key, rep_->seed, rep_->secret)
+              : internal::FilterHash(key, 0, nullptr);
 }
 
 bool DynamicCuckooFilter::InsertHash(uint64_t hash) {
-  if (num_buckets_ == 0) return false;
-  const bool ok = WithTagBits(f_, [&](auto F) {
-    CuckooTable<F()> table(table_.data(), num_buckets_, &moves_);
+  if (!rep_ || rep_->num_buckets == 0) return false;
+  Rep& r = *rep_;
+  const bool ok = WithTagBits(r.f, [&](auto F) {
+    CuckooTable<F()> table(r.table.data(), r.num_buckets, &r.moves);
     return table.Insert(table.Locate(hash, 0), /*skip_present=*/false,
-                        internal::kCuckooMaxKicks, &rng_);
+                        internal::kCuckooMaxKicks, &r.rng);
   });
   if (!ok) return false;
-  size_++;
+  r.size++;
   return true;
 }
 
 bool DynamicCuckooFilter::EraseHash(uint64_t hash) {
-  if (num_buckets_ == 0) return false;
-  const bool ok = WithTagBits(f_, [&](auto F) {
-    CuckooTable<F()> table(table_.data(), num_buckets_, &moves_);
+  if (!rep_ || rep_->num_buckets == 0) return false;
+  Rep& r = *rep_;
+  const bool ok = WithTagBits(r.f, [&](auto F) {
+    CuckooTable<F()> table(r.table.data(), r.num_buckets, &r.moves);
     return table.Erase(table.Locate(hash, 0));
   });
   if (!ok) return false;
-  size_--;
+  r.size--;
   return true;
 }
 
 bool DynamicCuckooFilter::ContainsHash(uint64_t hash) const {
-  if (num_buckets_ == 0) return false;
-  // table_.size() includes the slack: every bucket is one word load.
-  return internal::CuckooMayMatch(hash, table_.data(), table_.size(),
-                                  num_buckets_, f_, 0);
+  if (!rep_ || rep_->num_buckets == 0) return false;
+  // The table includes the slack: every bucket is one word load.
+  return internal::CuckooMayMatch(hash, rep_->table.data(), rep_->table.size(),
+                                  rep_->num_buckets, rep_->f, 0);
+}
+
+uint64_t DynamicCuckooFilter::size() const { return rep_ ? rep_->size : 0; }
+uint64_t DynamicCuckooFilter::num_slots() const {
+  return rep_ ? uint64_t{internal::kCuckooSlots} * rep_->num_buckets : 0;
+}
+int DynamicCuckooFilter::fingerprint_bits() const { return rep_ ? rep_->f : 0; }
+uint64_t DynamicCuckooFilter::seed() const { return rep_ ? rep_->seed : 0; }
+const FilterSecret* DynamicCuckooFilter::secret() const {
+  return rep_ ? rep_->secret : nullptr;
 }
 
 void DynamicCuckooFilter::Serialize(std::string* dst) const {
-  const uint8_t params[2] = {static_cast<uint8_t>(f_), 0};  // f, salt
+  const Rep empty;
+  const Rep& r = rep_ ? *rep_ : empty;
+  const uint8_t params[2] = {static_cast<uint8_t>(r.f), 0};  // f, salt
   const uint64_t payload =
-      num_buckets_ == 0 ? 0 : internal::CuckooPayloadBytes(num_buckets_, f_);
-  internal::AppendMutable(FilterKind::kDynamicCuckoo, table_.data(), payload,
-                          seed_, secret_, params, 2, dst);
+      r.num_buckets == 0 ? 0 : internal::CuckooPayloadBytes(r.num_buckets, r.f);
+  internal::AppendMutable(FilterKind::kDynamicCuckoo, r.table.data(), payload,
+                          r.seed, r.secret, params, 2, dst);
 }
 
 Status DynamicCuckooFilter::Deserialize(std::string_view bytes,
@@ -126,27 +153,26 @@ Status DynamicCuckooFilter::Deserialize(std::string_view bytes,
   Status s = internal::ParseMutable(bytes, FilterKind::kDynamicCuckoo,
                                     "dynamic cuckoo filter", secret, &t);
   if (!s.ok()) return s;
-  DynamicCuckooFilter filter;
-  filter.seed_ = t.seed;
-  filter.secret_ = t.keyed ? secret : nullptr;
+  auto rep = std::make_unique<Rep>();
+  rep->seed = t.seed;
+  rep->secret = t.keyed ? secret : nullptr;
   if (t.kind == FilterKind::kDynamicCuckoo) {
     if (t.params[1] != 0) {
       return Status::Corruption("dynamic cuckoo filter: salt " +
                                 std::to_string(t.params[1]) + " is not 0");
     }
-    filter.f_ = t.params[0];
-    filter.num_buckets_ =
-        internal::CuckooBucketsForPayload(t.payload_size, filter.f_);
-    filter.table_.assign(bytes.begin(), bytes.begin() + t.payload_size);
-    filter.table_.resize(t.payload_size + kCuckooSlack, 0);
-    filter.size_ = WithTagBits(filter.f_, [&](auto F) {
-      return CuckooTable<F()>(filter.table_.data(), filter.num_buckets_,
-                              &filter.moves_)
+    rep->f = t.params[0];
+    rep->num_buckets =
+        internal::CuckooBucketsForPayload(t.payload_size, rep->f);
+    rep->table.assign(bytes.begin(), bytes.begin() + t.payload_size);
+    rep->table.resize(t.payload_size + kCuckooSlack, 0);
+    rep->size = WithTagBits(rep->f, [&](auto F) {
+      return CuckooTable<F()>(rep->table.data(), rep->num_buckets, &rep->moves)
           .CountTags();
     });
-    filter.rng_ = internal::Mix64(t.seed ^ filter.size_);
+    rep->rng = internal::Mix64(t.seed ^ rep->size);
   }
-  *out = std::move(filter);
+  out->rep_ = std::move(rep);
   return Status::OK();
 }
 
