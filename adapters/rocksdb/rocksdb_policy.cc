@@ -24,6 +24,7 @@
 #include "adapters/rocksdb/rocksdb_abi.h"
 #include "adapters/rocksdb/rocksdb_builder.h"
 #include "adapters/rocksdb/rocksdb_level.h"
+#include "adapters/rocksdb/rocksdb_range.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"

@@ -8,6 +8,8 @@
 //   ReadOptions::table_filter (RocksDBRangeScan)
 //       -> RangeFilterReader::MayContainKeysOnce(property, lower, upper)
 
+#include "adapters/rocksdb/rocksdb_range.h"
+
 #include <rocksdb/table_properties.h>
 #include <rocksdb/utilities/options_type.h>
 

@@ -219,11 +219,6 @@ class RocksDBRangeScan {
   mutable std::atomic<uint64_t> tables_skipped_{0};
 };
 
-namespace internal {
-// Adds the collector's factory (RegisterRocksDBFilterPolicies calls it).
-void RegisterRocksDBRangeCollector(rocksdb::ObjectLibrary& library);
-}  // namespace internal
-
 }  // namespace sstfilter
 
 #endif  // SSTFILTER_ROCKSDB_H_
