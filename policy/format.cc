@@ -6,7 +6,6 @@
 #include <cassert>
 #include <cstring>
 
-#include "policy/kinds.h"
 #include "policy/primitives.h"
 #include "sstfilter/hash.h"
 
@@ -153,11 +152,6 @@ void SetTrailerKeyId(uint32_t key_id, size_t start, std::string* dst) {
   t.key_id = key_id;
   dst->resize(start + t.payload_size);
   AppendTrailer(t, dst);
-}
-
-bool KindHasCompactForm(FilterKind kind) {
-  const KindRow* row = FindKindRow(kind);
-  return row != nullptr && row->compact_form;
 }
 
 bool UsesCompactTrailer(const Trailer& t) {

@@ -129,12 +129,15 @@ bool MayUseCompactTrailer(const FilterSpec& spec);
 // starts at dst[start] and is keyed. The trailer keeps its size.
 void SetTrailerKeyId(uint32_t key_id, size_t start, std::string* dst);
 
-// Kinds whose filters may end in a compact trailer (their row's
-// compact_form, policy/kinds.h): those whose params are one byte in
-// [0, kMaxCompactParam] for every filter small enough. Never kEmpty: a
-// misread compact "empty" filter would answer "no" to every key.
-// A kind whose parameters do not fit keeps the rest at its payload's start.
-bool KindHasCompactForm(FilterKind kind);
+// Kinds whose filters may end in a compact trailer: those whose params are
+// one byte in [0, kMaxCompactParam] for every filter small enough, the
+// standard Bloom kind (k) and the ribbon kind (the dense form's low bits of
+// r - 1; the rest in a header byte at its payload's start). A fact of the
+// format (docs/FORMAT.md, the kinds table), not of a kind's code. Never
+// kEmpty: a misread compact "empty" filter would answer "no" to every key.
+constexpr bool KindHasCompactForm(FilterKind kind) {
+  return kind == FilterKind::kBloom || kind == FilterKind::kRibbon;
+}
 
 // Whether AppendTrailer writes `t` in the compact form: a kind with a
 // compact form, seed 0, not keyed, one param byte <= kMaxCompactParam, and

@@ -44,30 +44,29 @@ KindPlan PlanRibbonKind(const FilterSpec& spec, uint64_t n, bool) {
 // Rows are in kind-byte order, one per FilterKind value (FindKindRow
 // indexes them by it).
 const KindRow kKindTable[] = {
-    {FilterKind::kEmpty, "empty", 0, 0, "", false, nullptr, nullptr,
-     DecodeEmpty, "a filter of no keys: never matches"},
-    {FilterKind::kBloom, "bloom", 1, 64, "bloom:10", true, PlanBloomFamily,
+    {FilterKind::kEmpty, "empty", 0, 0, "", nullptr, nullptr, DecodeEmpty,
+     "a filter of no keys: never matches"},
+    {FilterKind::kBloom, "bloom", 1, 64, "bloom:10", PlanBloomFamily,
      NewBloomFamilyBuilder, DecodeBloom,
      "standard Bloom: k probes over m bits, the lowest FPR per bit of the "
      "Bloom kinds"},
     {FilterKind::kBlockedBloom, "blocked_bloom", 1, 64, "blocked_bloom:10",
-     false, PlanBloomFamily, NewBloomFamilyBuilder, DecodeBlockedBloom,
+     PlanBloomFamily, NewBloomFamilyBuilder, DecodeBlockedBloom,
      "Bloom with every probe of a key in one 64-byte block: one cache miss"},
     {FilterKind::kCuckoo, "cuckoo", kCuckooMinTagBits, kCuckooMaxTagBits,
-     "cuckoo:12", false, PlanCuckooKind, NewCuckooBuilder, DecodeCuckoo,
+     "cuckoo:12", PlanCuckooKind, NewCuckooBuilder, DecodeCuckoo,
      "static cuckoo: fingerprints in 4-slot buckets, two cache lines"},
-    {FilterKind::kCountingBloom, "counting_bloom", 0, 0, "", false, nullptr,
-     nullptr, DecodeCountingBloom,
+    {FilterKind::kCountingBloom, "counting_bloom", 0, 0, "", nullptr, nullptr,
+     DecodeCountingBloom,
      "mutable counting Bloom (sstfilter/mutable.h): 4-bit counters, erase"},
-    {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0, "", false, nullptr,
-     nullptr, DecodeCuckoo,
-     "mutable cuckoo (sstfilter/mutable.h): insert and erase"},
-    {FilterKind::kRibbon, "ribbon", 2, 32, "ribbon:10", true, PlanRibbonKind,
+    {FilterKind::kDynamicCuckoo, "dynamic_cuckoo", 0, 0, "", nullptr, nullptr,
+     DecodeCuckoo, "mutable cuckoo (sstfilter/mutable.h): insert and erase"},
+    {FilterKind::kRibbon, "ribbon", 2, 32, "ribbon:10", PlanRibbonKind,
      NewRibbonBuilder, DecodeRibbon,
      "ribbon: a GF(2) linear system, near log2(1/FPR) bits per key"},
     // Not a point filter: its own spec, builder and reader (policy/range/);
     // a point reader answers "may match" for its bytes.
-    {FilterKind::kRange, "range", 0, 0, "", false, nullptr, nullptr,
+    {FilterKind::kRange, "range", 0, 0, "", nullptr, nullptr,
      DecodeNotAPointFilter,
      "range filter (sstfilter/range.h, range:<bits>): may a table hold a key "
      "in [lower, upper), so RocksDB scans skip it"},

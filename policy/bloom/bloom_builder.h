@@ -23,7 +23,7 @@ double BlockedBloomFprCeiling(const FilterSpec& spec);
 
 std::unique_ptr<FilterBuilder> NewBloomFamilyBuilder(const FilterSpec& spec);
 
-struct DecodedFilter;  // policy/kinds.h
+struct DecodedFilter;  // policy/decode.h
 struct Trailer;        // policy/format.h
 
 // The decoders of the kinds table's bloom, blocked_bloom and counting_bloom

@@ -7,7 +7,7 @@
 #include "policy/bloom/bloom_builder.h"
 #include "policy/bloom/bloom_impl.h"
 #include "policy/bloom/counting_bloom_impl.h"
-#include "policy/kinds.h"
+#include "policy/decode.h"
 #include "policy/primitives.h"
 
 namespace sstfilter {

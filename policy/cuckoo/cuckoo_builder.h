@@ -48,7 +48,7 @@ void AppendCuckooFilter(const FilterSpec& spec, const HashList& hashes,
 
 std::unique_ptr<FilterBuilder> NewCuckooBuilder(const FilterSpec& spec);
 
-struct DecodedFilter;  // policy/kinds.h
+struct DecodedFilter;  // policy/decode.h
 struct Trailer;        // policy/format.h
 
 // The decoder of the kinds table's cuckoo and dynamic_cuckoo rows

@@ -6,7 +6,7 @@
 
 #include "policy/cuckoo/cuckoo_builder.h"
 #include "policy/cuckoo/cuckoo_impl.h"
-#include "policy/kinds.h"
+#include "policy/decode.h"
 
 namespace sstfilter {
 namespace internal {

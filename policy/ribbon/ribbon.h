@@ -129,7 +129,7 @@ inline void AppendRibbonFilter(const FilterSpec& spec, const HashList& hashes,
 
 std::unique_ptr<FilterBuilder> NewRibbonBuilder(const FilterSpec& spec);
 
-struct DecodedFilter;  // policy/kinds.h
+struct DecodedFilter;  // policy/decode.h
 struct Trailer;        // policy/format.h
 
 // The decoder of the kinds table's ribbon row (ribbon_reader.cc).

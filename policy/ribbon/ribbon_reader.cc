@@ -4,7 +4,7 @@
 // dense form, written with a full or a compact trailer, the banded form
 // and the segmented form. Layouts in docs/FORMAT.md and policy/ribbon/ribbon_impl.h.
 
-#include "policy/kinds.h"
+#include "policy/decode.h"
 #include "policy/primitives.h"
 #include "policy/ribbon/ribbon.h"
 #include "policy/ribbon/ribbon_impl.h"
