@@ -27,7 +27,8 @@
 #include "sstfilter/status.h"
 
 // The C names of the kind bytes mirror sstfilter::FilterKind (C cannot
-// read the kinds table): a kind added there adds its enumerator here.
+// read the kinds table): a kind added there adds its enumerator here
+// (tests/c_api_test.cc checks that the last one is the table's last kind).
 static_assert(SSTFILTER_KIND_EMPTY == int(sstfilter::FilterKind::kEmpty) &&
                   SSTFILTER_KIND_BLOOM == int(sstfilter::FilterKind::kBloom) &&
                   SSTFILTER_KIND_BLOCKED_BLOOM ==
@@ -38,7 +39,9 @@ static_assert(SSTFILTER_KIND_EMPTY == int(sstfilter::FilterKind::kEmpty) &&
                       int(sstfilter::FilterKind::kCountingBloom) &&
                   SSTFILTER_KIND_DYNAMIC_CUCKOO ==
                       int(sstfilter::FilterKind::kDynamicCuckoo) &&
-                  SSTFILTER_KIND_RIBBON == int(sstfilter::FilterKind::kRibbon),
+                  SSTFILTER_KIND_RIBBON ==
+                      int(sstfilter::FilterKind::kRibbon) &&
+                  SSTFILTER_KIND_RANGE == int(sstfilter::FilterKind::kRange),
               "include/sstfilter/c.h's sstfilter_kind mirrors FilterKind");
 
 // The handles: plain structs owning the C++ objects.

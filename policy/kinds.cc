@@ -72,6 +72,8 @@ const KindRow kKindTable[] = {
      "in [lower, upper), so RocksDB scans skip it"},
 };
 constexpr size_t kNumKinds = sizeof(kKindTable) / sizeof(kKindTable[0]);
+static_assert(kNumKinds == kNumFilterKinds,
+              "a row per FilterKind: update kNumFilterKinds (policy/kinds.h)");
 
 }  // namespace
 

@@ -40,6 +40,10 @@ inline constexpr KindQuery kConstantQuery = {
       for (size_t i = 0; i < n; i++) results[i] = answer;
     }};
 
+// Rows in kKindTable: one per FilterKind value, kEmpty to kRange (kinds.cc
+// checks it). tests/c_api_test.cc checks the C API's names against it.
+inline constexpr size_t kNumFilterKinds = 8;
+
 struct KindRow {
   FilterKind kind;
   const char* name;  // as specs and FilterKindName spell it

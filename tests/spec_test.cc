@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "policy/kinds.h"
+#include "sstfilter/c.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/params.h"
 
@@ -201,6 +205,22 @@ TEST(SpecTest, KindNames) {
   EXPECT_STREQ(FilterKindName(FilterKind::kCuckoo), "cuckoo");
   EXPECT_STREQ(FilterKindName(FilterKind::kRibbon), "ribbon");
   EXPECT_STREQ(FilterKindName(static_cast<FilterKind>(99)), "unknown");
+}
+
+// Every kind byte has a name, and a C name in sstfilter/c.h (C cannot read
+// the kinds table; capi/c.cc checks each C name's value): a kind added to
+// the table fails here until its C enumerator is the last one.
+TEST(SpecTest, EveryKindHasANameAndACName) {
+  static_assert(SSTFILTER_KIND_RANGE + 1 == internal::kNumFilterKinds,
+                "sstfilter_kind (sstfilter/c.h) lacks the newest kind");
+  for (size_t k = 0; k < internal::kNumFilterKinds; k++) {
+    EXPECT_NE(std::string(FilterKindName(static_cast<FilterKind>(k))),
+              "unknown")
+        << k;
+  }
+  EXPECT_STREQ(
+      FilterKindName(static_cast<FilterKind>(internal::kNumFilterKinds)),
+      "unknown");
 }
 
 }  // namespace

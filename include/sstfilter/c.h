@@ -93,7 +93,9 @@ typedef enum sstfilter_kind {
   SSTFILTER_KIND_CUCKOO = 3,        /* static cuckoo */
   SSTFILTER_KIND_COUNTING_BLOOM = 4,
   SSTFILTER_KIND_DYNAMIC_CUCKOO = 5,
-  SSTFILTER_KIND_RIBBON = 6 /* linear system over GF(2), near log2(1/FPR) */
+  SSTFILTER_KIND_RIBBON = 6, /* linear system over GF(2), near log2(1/FPR) */
+  SSTFILTER_KIND_RANGE = 7   /* range filter (sstfilter/range.h): no point
+                                builder; a point reader says "may match" */
 } sstfilter_kind;
 
 /* "bloom", "blocked_bloom", ... or "unknown"; a static string. */
