@@ -3,7 +3,7 @@
 // Internal: the Bloom kinds' planning as other families use it, to write a
 // Bloom filter in place of their own where it is smaller or more accurate
 // (cuckoo, ribbon) or to size one (mutable). Implemented in
-// policy/bloom/bloom.cc; the family's own interface is bloom_builder.h.
+// policy/bloom/bloom.cc; the family's own interface is bloom.h.
 
 #ifndef SSTFILTER_POLICY_BLOOM_FALLBACK_H_
 #define SSTFILTER_POLICY_BLOOM_FALLBACK_H_

@@ -2,7 +2,7 @@
 //
 // Internal: the contract between the reader (reader.cc) and each family's
 // decoder and query functions. A family's decoder (declared in its
-// <family>_builder.h or ribbon.h) validates a trailer and fills a
+// <family>.h: bloom.h, cuckoo.h, ribbon.h) validates a trailer and fills a
 // DecodedFilter; the reader then calls the KindQuery it chose. Families
 // include this header, not kinds.h: the table of kinds (kinds.h) points
 // at the families, never back.

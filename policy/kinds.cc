@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "policy/bloom/bloom_builder.h"
-#include "policy/cuckoo/cuckoo_builder.h"
+#include "policy/bloom/bloom.h"
+#include "policy/cuckoo/cuckoo.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/ribbon/ribbon.h"
 

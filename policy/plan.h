@@ -6,7 +6,7 @@
 //     -> plan      PlanFilter: the kind actually written, its parameters and
 //                  sizes for n distinct keys (PlanBloomFamily, PlanCuckoo)
 //     -> payload   Append*Filter appends the kind's payload to the caller's
-//                  buffer (bloom_builder.h, cuckoo_builder.h; hot code in
+//                  buffer (bloom.h, cuckoo.h; hot code in
 //                  bloom_impl.h, cuckoo_impl.h)
 //     -> trailer   AppendTrailer (format.h) appends kind, sizes and params
 //     -> FilterReader::Open (reader.cc) reads kind and params back from the

@@ -4,6 +4,8 @@
 // loses a key, whatever the input; load, size and FPR targets; duplicates
 // stored once; the alternate-bucket involution; the parameter math.
 
+#include "policy/cuckoo/cuckoo.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "policy/cuckoo/cuckoo_builder.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/filter.h"

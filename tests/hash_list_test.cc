@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom/bloom.h"
 #include "policy/bloom/bloom_impl.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"

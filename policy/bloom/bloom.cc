@@ -2,12 +2,13 @@
 //
 // Builders of the two Bloom kinds. The hot code is in bloom_impl.h.
 
+#include "policy/bloom/bloom.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
-#include "policy/bloom/bloom_builder.h"
 #include "policy/bloom/bloom_impl.h"
 #include "policy/format.h"
 

@@ -4,7 +4,7 @@
 // counting_bloom of the kinds table): standard Bloom, blocked Bloom and the
 // serialized counting Bloom filter. Layouts in docs/FORMAT.md.
 
-#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom/bloom.h"
 #include "policy/bloom/bloom_impl.h"
 #include "policy/bloom/counting_bloom_impl.h"
 #include "policy/decode.h"

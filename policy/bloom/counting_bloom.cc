@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "policy/bloom/bloom_builder.h"
+#include "policy/bloom/bloom.h"
 #include "policy/bloom/counting_bloom_impl.h"
 #include "policy/format.h"
 #include "policy/mutable_common.h"

@@ -12,11 +12,12 @@
 // written as a blocked Bloom filter of the same payload size, which readers
 // recognise from its trailer.
 
+#include "policy/cuckoo/cuckoo.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include "policy/bloom_fallback.h"
-#include "policy/cuckoo/cuckoo_builder.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "sstfilter/params.h"

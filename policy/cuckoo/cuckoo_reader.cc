@@ -4,7 +4,7 @@
 // kinds table: static and dynamic cuckoo share one payload layout,
 // docs/FORMAT.md).
 
-#include "policy/cuckoo/cuckoo_builder.h"
+#include "policy/cuckoo/cuckoo.h"
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/decode.h"
 

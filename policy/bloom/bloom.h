@@ -4,8 +4,8 @@
 // beyond what other families use of them (policy/bloom_fallback.h). The
 // hot code is in bloom_impl.h; the flow in plan.h.
 
-#ifndef SSTFILTER_POLICY_BLOOM_BUILDER_H_
-#define SSTFILTER_POLICY_BLOOM_BUILDER_H_
+#ifndef SSTFILTER_POLICY_BLOOM_H_
+#define SSTFILTER_POLICY_BLOOM_H_
 
 #include <cstdint>
 #include <memory>
@@ -37,4 +37,4 @@ bool DecodeCountingBloom(const Trailer& t, const uint8_t* filter,
 }  // namespace internal
 }  // namespace sstfilter
 
-#endif  // SSTFILTER_POLICY_BLOOM_BUILDER_H_
+#endif  // SSTFILTER_POLICY_BLOOM_H_

@@ -4,8 +4,8 @@
 // The hot code and the constants shared with the dynamic cuckoo filter are
 // in cuckoo_impl.h; the flow in plan.h.
 
-#ifndef SSTFILTER_POLICY_CUCKOO_BUILDER_H_
-#define SSTFILTER_POLICY_CUCKOO_BUILDER_H_
+#ifndef SSTFILTER_POLICY_CUCKOO_H_
+#define SSTFILTER_POLICY_CUCKOO_H_
 
 #include <cstdint>
 #include <memory>
@@ -58,4 +58,4 @@ bool DecodeCuckoo(const Trailer& t, const uint8_t* filter, DecodedFilter* out);
 }  // namespace internal
 }  // namespace sstfilter
 
-#endif  // SSTFILTER_POLICY_CUCKOO_BUILDER_H_
+#endif  // SSTFILTER_POLICY_CUCKOO_H_
