@@ -24,8 +24,11 @@
 #include "policy/range/range.cc"
 #include "policy/reader.cc"
 #include "policy/ribbon/ribbon.cc"
+#include "policy/ribbon/ribbon_banded.cc"
+#include "policy/ribbon/ribbon_dense.cc"
 #include "policy/ribbon/ribbon_plan.cc"
 #include "policy/ribbon/ribbon_reader.cc"
+#include "policy/ribbon/ribbon_segmented.cc"
 #include "policy/spec.cc"
 #include "policy/status.cc"
 // sstfilter::rocksdb

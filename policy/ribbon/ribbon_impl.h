@@ -1,9 +1,9 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // Hot code of the ribbon kind (kind 6), header-only so queries inline. The
-// construction is in policy/ribbon/ribbon.cc, the sizing in ribbon_plan.cc;
-// the byte layout and the choice of construction in docs/FORMAT.md ("Kind
-// 6: ribbon").
+// construction is in policy/ribbon/ribbon.cc (one file per form beside
+// it), the sizing in ribbon_plan.cc; the byte layout and the choice of
+// construction in docs/FORMAT.md ("Kind 6: ribbon").
 //
 // A ribbon filter stores the solution X of a linear system over GF(2): one
 // row per key, X has one column per fingerprint bit. A key matches if its

@@ -3,8 +3,8 @@
 // The ribbon kind (kind 6): sizing. Which form (dense, segmented, banded)
 // a filter of n keys takes at a spec's bits, its columns and slots, its
 // expected FPR, and the Bloom filter of no more bytes written in its place
-// where that is more accurate. Construction is in ribbon.cc; the format and
-// the formulas in docs/FORMAT.md.
+// where that is more accurate. Construction is in ribbon.cc and
+// ribbon_<form>.cc; the format and the formulas in docs/FORMAT.md.
 
 #include <algorithm>
 #include <cmath>
