@@ -11,8 +11,104 @@
 
 #include "policy/bloom/bloom_impl.h"
 #include "policy/format.h"
+#include "sstfilter/params.h"
 
 namespace sstfilter {
+
+// The Bloom kinds' FPR and probe formulas (sstfilter/params.h), used by
+// their planners below and by every caller that sizes a Bloom filter.
+
+double StandardBloomFpr(double bits_per_key, int num_probes) {
+  if (bits_per_key <= 0 || num_probes <= 0) return 1.0;
+  const double k = num_probes;
+  return std::pow(1.0 - std::exp(-k / bits_per_key), k);
+}
+
+int StandardBloomProbes(double bits_per_key) {
+  const int k = static_cast<int>(std::lround(bits_per_key * std::log(2.0)));
+  return std::clamp(k, 1, 30);
+}
+
+double BlockedBloomFpr(double bits_per_key, int num_probes) {
+  if (bits_per_key <= 0 || num_probes <= 0) return 1.0;
+  constexpr double kBlockBits = 512;
+  const double lambda = kBlockBits / bits_per_key;  // mean keys per block
+  const double k = num_probes;
+  // Sum the Poisson terms within lambda +- 12 standard deviations (+ 40):
+  // the tail beyond is below 1e-30.
+  const double spread = 12 * std::sqrt(lambda) + 40;
+  const int lo = static_cast<int>(std::max(0.0, std::floor(lambda - spread)));
+  const int hi = static_cast<int>(std::ceil(lambda + spread));
+  double fpr = 0;
+  for (int j = lo; j <= hi; j++) {
+    const double log_p = -lambda + j * std::log(lambda) - std::lgamma(j + 1.0);
+    const double fill = 1.0 - std::pow(1.0 - 1.0 / kBlockBits, j * k);
+    fpr += std::exp(log_p) * std::pow(fill, k);
+  }
+  return std::min(fpr, 1.0);
+}
+
+namespace {
+
+// The k in [1, 16] that minimises BlockedBloomFpr, by trying each: some
+// 4,000 Poisson terms, about a millisecond.
+int BlockedBloomArgmin(double bits_per_key) {
+  int best = 1;
+  double best_fpr = BlockedBloomFpr(bits_per_key, 1);
+  for (int k = 2; k <= 16; k++) {
+    const double f = BlockedBloomFpr(bits_per_key, k);
+    if (f < best_fpr) {
+      best = k;
+      best_fpr = f;
+    }
+  }
+  return best;
+}
+
+// BlockedBloomArgmin rises in steps over [1, 64]: entry i is the smallest
+// double at which it is i + 2 or more (found by bisection over doubles).
+// Within a few ulps of a step, rounding in the sums makes the argmin
+// flicker between the two k, so within kStepWindow (relative) of a step
+// it is computed; everywhere else read from here. tests/params_test.cc
+// checks that both agree on every 0.01 of [1, 64], around every step and
+// at random points.
+// clang-format off
+constexpr double kBlockedProbeSteps[] = {
+    0x1.0a2cd815b14dep+1,  //  2:  2.0795
+    0x1.c9bc57eee711dp+1,  //  3:  3.5761
+    0x1.4589402062783p+2,  //  4:  5.0865
+    0x1.a92c670c08a78p+2,  //  5:  6.6433
+    0x1.08a10f530257p+3,   //  6:  8.2697
+    0x1.3f9c338d5ef4ep+3,  //  7:  9.9878
+    0x1.7a4863854fa2dp+3,  //  8: 11.8213
+    0x1.b977a361bc3fep+3,  //  9: 13.7959
+    0x1.fe1303752df1ap+3,  // 10: 15.9398
+    0x1.249034aa5e022p+4,  // 11: 18.2852
+    0x1.4de47c094e0ccp+4,  // 12: 20.8683
+    0x1.7bb03a5d14bc6p+4,  // 13: 23.7305
+    0x1.aeb6fab1cc51fp+4,  // 14: 26.9197
+    0x1.e7db1690cfe5dp+4,  // 15: 30.4910
+    0x1.1411ed05c2cb9p+5,  // 16: 34.5088
+};
+// clang-format on
+constexpr double kStepWindow = 1e-12;
+
+}  // namespace
+
+int BlockedBloomProbes(double bits_per_key) {
+  if (!(bits_per_key >= 1 && bits_per_key <= 64)) {
+    return BlockedBloomArgmin(bits_per_key);
+  }
+  int k = 1;
+  for (double step : kBlockedProbeSteps) {
+    if (std::fabs(bits_per_key - step) <= kStepWindow * step) {
+      return BlockedBloomArgmin(bits_per_key);
+    }
+    if (bits_per_key >= step) k++;
+  }
+  return k;
+}
+
 namespace internal {
 
 double BlockedBloomFprCeiling(const FilterSpec& spec) {

@@ -23,6 +23,22 @@
 #include "sstfilter/params.h"
 
 namespace sstfilter {
+
+// The cuckoo kinds' FPR and fingerprint formulas (sstfilter/params.h).
+
+double CuckooFpr(int fingerprint_bits, double load) {
+  if (fingerprint_bits <= 0 || load <= 0) return load <= 0 ? 0.0 : 1.0;
+  const double tags = std::ldexp(1.0, fingerprint_bits) - 1;  // 2^f - 1
+  // log1p/expm1 keep the result exact for large f, where 1/tags ~ 1e-10.
+  return -std::expm1(8.0 * load * std::log1p(-1.0 / tags));
+}
+
+int CuckooFingerprintBits(double bits_per_key) {
+  if (!(bits_per_key > 4)) return 4;
+  if (bits_per_key >= 32) return 32;
+  return static_cast<int>(std::lround(bits_per_key));
+}
+
 namespace internal {
 namespace {
 
