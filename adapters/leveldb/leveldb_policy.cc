@@ -17,14 +17,13 @@
 // - KeyMayMatch asks FilterReader::MayMatchOnce, a view over LevelDB's bytes
 //   that checks the bytes only when it would answer "no".
 
-#include "leveldb/filter_policy.h"
-
 #include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "leveldb/filter_policy.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
 #include "sstfilter/filter.h"
