@@ -96,7 +96,7 @@ const std::vector<double>& GridFprs(FilterKind kind, uint64_t n) {
 // The kind's curve for a small run of n keys: each size of the large
 // curve, with the bits its filter spends for exactly n keys (cheap) and
 // its FPR at about n (GridFprs), made convex again.
-std::vector<SizePoint> SmallRunCurve(FilterKind kind, uint64_t n) {
+std::vector<SizePoint> ComputeSmallRunCurve(FilterKind kind, uint64_t n) {
   const std::vector<SizePoint>& large = internal::SizeCurve(kind);
   const std::vector<double>& fprs = GridFprs(kind, n);
   std::vector<SizePoint> points;
@@ -112,6 +112,30 @@ std::vector<SizePoint> SmallRunCurve(FilterKind kind, uint64_t n) {
          fprs[i]});
   }
   return internal::LowerHull(std::move(points));
+}
+
+// ComputeSmallRunCurve, cached: the level listener plans the same runs
+// again after every flush and compaction, and a blocked Bloom curve costs
+// some milliseconds (a Poisson sum per size for the rounding of small
+// filters). Thread-safe; at most kMaxCached curves, then it starts over.
+std::shared_ptr<const std::vector<SizePoint>> SmallRunCurve(FilterKind kind,
+                                                            uint64_t n) {
+  constexpr size_t kMaxCached = 2048;
+  using Key = std::pair<FilterKind, uint64_t>;
+  static std::mutex mu;
+  static auto* curves =
+      new std::map<Key, std::shared_ptr<const std::vector<SizePoint>>>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = curves->find({kind, n});
+    if (it != curves->end()) return it->second;
+  }
+  auto curve = std::make_shared<const std::vector<SizePoint>>(
+      ComputeSmallRunCurve(kind, n));
+  std::lock_guard<std::mutex> lock(mu);
+  if (curves->size() >= kMaxCached) curves->clear();
+  curves->emplace(Key{kind, n}, curve);
+  return curve;
 }
 
 // One run's options: per candidate kind, its curve for the run's keys.
@@ -148,7 +172,7 @@ class Planner {
           if (it == small_.end()) {
             it = small_.emplace(key, SmallRunCurve(c.kind, run_keys[i])).first;
           }
-          r.curves.push_back(&it->second);
+          r.curves.push_back(it->second.get());
         }
       }
       runs_.push_back(std::move(r));
@@ -281,7 +305,9 @@ class Planner {
   const std::vector<KindCost>& costs_;
   const double read_ns_;
   std::vector<RunOptions> runs_;
-  std::map<std::pair<FilterKind, uint64_t>, std::vector<SizePoint>> small_;
+  std::map<std::pair<FilterKind, uint64_t>,
+           std::shared_ptr<const std::vector<SizePoint>>>
+      small_;
 };
 
 }  // namespace

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "policy/bloom/bloom_impl.h"
 #include "policy/format.h"
@@ -112,16 +115,28 @@ int BlockedBloomProbes(double bits_per_key) {
 namespace internal {
 
 double BlockedBloomFprCeiling(const FilterSpec& spec) {
-  // The last spec's, per thread: FilterSize plans neighbouring n in turn.
-  thread_local FilterSpec last;
-  thread_local double last_ceiling = -1;
-  if (last_ceiling < 0 || spec != last) {
-    last = spec;
-    last_ceiling = kSmallFilterFprSlack *
-                   PlanBloomFamily(spec, kLargeFilterKeys, /*with_fpr=*/true)
-                       .params.expected_fpr;
+  // Per thread, the ceilings of the last specs asked for: FilterSize plans
+  // neighbouring n of one spec in turn, and auto's planner the sizes of a
+  // kind's curve for each run (some hundreds of specs, over and over).
+  constexpr size_t kMaxCached = 4096;
+  thread_local std::unordered_map<double,
+                                  std::vector<std::pair<FilterSpec, double>>>
+      cache;
+  thread_local size_t cached = 0;
+  std::vector<std::pair<FilterSpec, double>>& bucket = cache[spec.bits_per_key];
+  for (const auto& [s, ceiling] : bucket) {
+    if (s == spec) return ceiling;
   }
-  return last_ceiling;
+  const double ceiling =
+      kSmallFilterFprSlack *
+      PlanBloomFamily(spec, kLargeFilterKeys, /*with_fpr=*/true)
+          .params.expected_fpr;
+  if (++cached > kMaxCached) {
+    cache.clear();
+    cached = 1;
+  }
+  cache[spec.bits_per_key].push_back({spec, ceiling});
+  return ceiling;
 }
 
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
