@@ -3,8 +3,9 @@
 // sstfilter_compare end to end: a small comparison on real RocksDB and
 // LevelDB databases whose table, CSV and JSON must agree, and whose figures
 // must show what filters do (fewer reads for absent keys, none extra for
-// present keys), and whose default run ends with a verdict per engine. Bad
-// flags must fail with a message and write nothing.
+// present keys), and whose default run ends with a verdict per engine; the
+// memory-budget mode runs every phase through one block cache. Bad flags
+// must fail with a message and write nothing.
 
 #include <sys/wait.h>
 
@@ -395,6 +396,15 @@ TEST(CompareToolTest, BadFlagsFailWithAMessageAndWriteNothing) {
       {{"--engines=rocksdb", "--tree=natural", "--workload=range",
         "--range_specs=range:99"},
        "--range_specs"},
+      {{"--memory=lots"}, "--memory: \"lots\" is not a size"},
+      {{"--memory=1MB", "--engines=leveldb"}, "RocksDB only"},
+      {{"--memory=1MB", "--key_dist=zipf:1.5"}, "--key_dist"},
+      {{"--memory=1MB", "--absent_share=1.2"}, "--absent_share"},
+      {{"--memory=1MB", "--policies=rocksdb:bloom@ribbon:10"},
+       "X@Y has no meaning here"},
+      {{"--partitioned"}, "--partitioned: needs --memory"},
+      {{"--engines=rocksdb", "--compaction=tiered"}, "--compaction"},
+      {{"--engines=rocksdb", "--compaction=universal"}, "--tree=natural"},
       {{"--plot", "--out="}, "--plot needs --out"},
       {{"stray"}, "unexpected argument"},
       {{"--frobnicate=1"}, "unknown flag --frobnicate"},
@@ -979,6 +989,104 @@ TEST(CompareToolTest, DefaultRunEndsWithAVerdictPerEngine) {
   EXPECT_TRUE(leveldb_best == "ribbon@leveldb:bloom:10" ||
               leveldb_best == "auto@leveldb:bloom:10")
       << leveldb_best;
+}
+
+}  // namespace
+}  // namespace sstfilter
+
+namespace sstfilter {
+namespace {
+
+double Counter(const json& engine, const std::string& name) {
+  return engine.contains(name) ? engine[name].get<double>() : 0;
+}
+
+// --memory on a small database (7.4 MB of tables at a 500 KB budget): every
+// phase runs (load, warm-up, measured Gets) for each policy and workload;
+// no present key is missed (the tool stops on one); the table-file reads
+// it counts equal RocksDB's own block reads (perf context) and block cache
+// misses (statistics), and its hits RocksDB's; at 90% absent Gets a filter
+// saves most reads; the cache is full and within its budget. A budget the
+// index cannot fit in, or one the database is not 8 times, is refused.
+TEST(CompareToolTest, MemoryModeRunsEveryPhaseThroughOneBlockCache) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const std::vector<std::string> common = {
+      "--memory=500KB",    "--num=60000",      "--reads=3000",
+      "--phase_seconds=0", "--progress=false", "--absent_share=0.9"};
+  std::vector<std::string> args = common;
+  args.insert(args.end(),
+              {"--key_dist=uniform,zipf:0.99",
+               "--policies=none,rocksdb:bloom:10,ribbon:10:by_level",
+               "--out=" + out.string()});
+  const ToolResult r = RunTool(dir, args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(ReadFile(out / "results.json"));
+  EXPECT_EQ(j["workload"], "memory");
+  ASSERT_EQ(j["workloads"].size(), 2u);
+  ASSERT_EQ(j["runs"].size(), 3u);
+  std::map<std::string, std::vector<double>> reads;  // per label, workload
+  for (const json& run : j["runs"]) {
+    SCOPED_TRACE(run["label"].get<std::string>());
+    ASSERT_EQ(run["points"].size(), 2u);
+    EXPECT_GE(run["table_bytes"].get<double>(), 8 * 0.5e6);
+    for (const json& p : run["points"]) {
+      SCOPED_TRACE(p["workload"].get<std::string>());
+      EXPECT_EQ(p["gets"], 3000);
+      // 10% present keys, every one found: 300 +- 4.5 sigma (16.4).
+      EXPECT_NEAR(p["found"].get<double>(), 300, 74);
+      EXPECT_GE(p["warmup_gets"].get<double>(), 4000);  // 2 steps of 2,000
+      const json& e = p["engine"];
+      const double counted = p["reads_per_get"].get<double>() * 3000;
+      const double blocks = Counter(e, "perf.block_read_count");
+      double misses = 0, hits = 0;
+      for (const char* type : {"DATA", "INDEX", "FILTER"}) {
+        misses +=
+            Counter(e, std::string("ticker.BLOCK_CACHE_") + type + "_MISS");
+        hits += Counter(e, std::string("ticker.BLOCK_CACHE_") + type + "_HIT");
+      }
+      EXPECT_NEAR(counted, blocks, 0.5);
+      EXPECT_EQ(blocks, misses);
+      EXPECT_EQ(hits, Counter(e, "perf.block_cache_hit_count"));
+      EXPECT_GT(hits, 3000);  // at least the index of every Get
+      EXPECT_NEAR(p["data_reads_per_get"].get<double>() +
+                      p["index_reads_per_get"].get<double>() +
+                      p["filter_reads_per_get"].get<double>(),
+                  p["reads_per_get"].get<double>(), 1e-9);
+      EXPECT_LE(p["cache_bytes"].get<double>(), 0.51e6);
+      EXPECT_GE(p["cache_bytes"].get<double>(), 0.45e6);
+      reads[run["label"]].push_back(p["reads_per_get"].get<double>());
+    }
+  }
+  for (size_t w = 0; w < 2; w++) {
+    // No filter: about 1.5 reads per Get (an absent key's data block in
+    // each of the levels its key range falls in, mostly missed); a filter:
+    // the 10% present keys' data blocks and a few false positives, ~0.1.
+    EXPECT_GT(reads["none"][w], 0.8);
+    EXPECT_LT(reads["rocksdb:bloom:10"][w], 0.2);
+    EXPECT_LT(reads["ribbon:10:by_level"][w], 0.2);
+  }
+  const std::string text = ReadFile(out / "results.txt");
+  EXPECT_NE(text.find("Workload 2: 0.5 MiB, absent 0.9, zipf:0.99"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Verdict: fastest for the budget: "), std::string::npos);
+
+  // Budgets the mode refuses, before any Get: one the index blocks do not
+  // fit in (60,000 keys: ~25 KB of index), one the database is not 8x.
+  for (const auto& [memory, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"--memory=8KB", "smaller than the index blocks"},
+           {"--memory=2MB", "the mode needs at least 8x"}}) {
+    SCOPED_TRACE(memory);
+    std::vector<std::string> bad = common;
+    bad.push_back("--policies=none");
+    bad.push_back(memory);
+    const ToolResult b = RunTool(dir, bad);
+    EXPECT_EQ(b.exit_code, 1);
+    EXPECT_NE(b.err.find(message), std::string::npos) << b.err;
+    EXPECT_EQ(b.out.find("Workload"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -78,9 +78,11 @@ struct BuildResult {
   uint64_t num_filters = 0;         // non-empty filters
   // Filter bytes held in memory by the open database, or -1 if unknown.
   int64_t filter_memory_bytes = -1;
-  uint64_t table_reader_memory = 0;  // RocksDB: estimate-table-readers-mem
-  uint64_t table_bytes = 0;          // all table files
-  uint64_t num_entries = 0;          // entries in all tables
+  uint64_t table_reader_memory = 0;    // RocksDB: estimate-table-readers-mem
+  uint64_t table_bytes = 0;            // all table files
+  uint64_t index_bytes = 0;            // RocksDB: index blocks (partitions too)
+  uint64_t top_level_index_bytes = 0;  // RocksDB, partitioned: their tops
+  uint64_t num_entries = 0;            // entries in all tables
   std::vector<int> files_per_level;
   std::vector<FilterTable> tables;  // RocksDB: every table (for X@Y)
   std::vector<std::string> notes;
@@ -134,6 +136,20 @@ class Engine {
                                  uint64_t keys_per_filter, uint64_t filters,
                                  double* ns_per_key) = 0;
 
+  // Closes the database Build left open and opens it again for lookups
+  // through a new block cache of `bytes` holding data, index and filter
+  // blocks (RocksDB: cache_index_and_filter_blocks, with L0's pinned), as
+  // one cache is shared in production. NotSupported where the engine has
+  // no such mode.
+  virtual Status ReopenWithBlockCache(uint64_t /*bytes*/) {
+    return Status::NotSupported(std::string(name()) + ": no block cache mode");
+  }
+  // After ReopenWithBlockCache: the cache's bytes in use, and the bytes the
+  // open database holds outside it (RocksDB: its table readers).
+  virtual void MemoryInUse(uint64_t* cache, uint64_t* outside) {
+    *cache = *outside = 0;
+  }
+
   // Closes the database (waiting for background work). Idempotent.
   virtual Status Close() = 0;
 };
@@ -155,6 +171,12 @@ struct RocksDBTree {
   // (--configure=options), as an OPTIONS-file user gets them, instead of
   // in code (NewRocksDBFilterPolicy, NewRocksDBLevelListener).
   bool from_options = false;
+  // Natural only: universal compaction (RocksDB's defaults for it) instead
+  // of leveled.
+  bool universal = false;
+  // Partitioned index and filters (kTwoLevelIndexSearch, partition_filters;
+  // 4 KiB partitions), as large deployments with a block cache run.
+  bool partitioned = false;
 };
 
 // A natural tree for `num_keys` entries of key_size + value_size bytes,

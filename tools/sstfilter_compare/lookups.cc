@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <mutex>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -85,6 +87,13 @@ Probe ChooseProbe(const KeySpace& keys, Phase phase,
         p = {n + rng->Uniform(absent_range), false};
       }
       break;
+    case Phase::kMixed: {
+      const bool absent = rng->Bernoulli(options.absent_share);
+      const uint64_t i =
+          options.zipf != nullptr ? options.zipf->Next(rng) : rng->Uniform(n);
+      p = {absent ? n + i : i, !absent};
+      break;
+    }
   }
   keys.Key(p.number, key);
   return p;
@@ -250,7 +259,41 @@ Status RunPhase(Engine* engine, const KeySpace& keys, Phase phase,
   }
   out->p50_us = Percentile(&latencies, 0.50);
   out->p99_us = Percentile(&latencies, 0.99);
+  out->p999_us = Percentile(&latencies, 0.999);
   return Status::OK();
+}
+
+Zipf::Zipf(uint64_t n, double theta) : n_(n), theta_(theta) {
+  for (uint64_t i = 1; i <= n; i++) {
+    zeta_n_ += std::pow(static_cast<double>(i), -theta);
+  }
+  const double zeta_2 = 1 + std::pow(2.0, -theta);
+  alpha_ = 1 / (1 - theta);
+  eta_ = (1 - std::pow(2.0 / static_cast<double>(n), 1 - theta)) /
+         (1 - zeta_2 / zeta_n_);
+  half_pow_theta_ = std::pow(0.5, theta);
+  // An odd multiplier near n * golden ratio, made coprime with n.
+  multiplier_ =
+      static_cast<uint64_t>(static_cast<double>(n) * 0.6180339887) | 1;
+  while (std::gcd(multiplier_, n) != 1) multiplier_ += 2;
+}
+
+uint64_t Zipf::Next(Random64* rng) const {
+  // A uniform double in [0, 1) from the top 53 bits.
+  const double u = static_cast<double>(rng->Next() >> 11) * 0x1.0p-53;
+  const double uz = u * zeta_n_;
+  uint64_t rank;
+  if (uz < 1) {
+    rank = 0;
+  } else if (uz < 1 + half_pow_theta_) {
+    rank = 1;
+  } else {
+    rank = static_cast<uint64_t>(static_cast<double>(n_) *
+                                 std::pow(eta_ * u - eta_ + 1, alpha_));
+    rank = std::min(rank, n_ - 1);
+  }
+  return static_cast<uint64_t>(static_cast<unsigned __int128>(rank) *
+                               multiplier_ % n_);
 }
 
 }  // namespace compare

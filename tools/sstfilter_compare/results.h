@@ -31,6 +31,7 @@ struct PhaseResult {
   IoCounters io;
   double p50_us = 0;
   double p99_us = 0;
+  double p999_us = 0;
   EngineCounters engine;
 
   double PerOp(uint64_t v) const {
@@ -124,6 +125,11 @@ struct LookupOptions {
   int batch = 32;  // MultiGet keys per call
   double multiget_present = 0.5;
   uint64_t seed = 0;
+  // Phase::kMixed: the share of absent keys, and their distribution (over
+  // the present keys, and likewise over as many absent ones): uniform if
+  // zipf is null.
+  double absent_share = 0.5;
+  const Zipf* zipf = nullptr;
 };
 
 // Runs `phase` on the open database of `engine`. Every present key must be

@@ -43,6 +43,7 @@
 // each run reports its own.
 
 #include <fcntl.h>
+#include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
 #include <rocksdb/env.h>
@@ -159,6 +160,10 @@ class RocksDBEngine final : public Engine {
   }
   void ThreadEnd(EngineCounters* c) override {
     const rocksdb::PerfContext* p = rocksdb::get_perf_context();
+    (*c)["perf.block_cache_hit_count"] += p->block_cache_hit_count;
+    (*c)["perf.block_cache_index_hit_count"] += p->block_cache_index_hit_count;
+    (*c)["perf.block_cache_filter_hit_count"] +=
+        p->block_cache_filter_hit_count;
     (*c)["perf.block_read_count"] += p->block_read_count;
     (*c)["perf.block_read_byte"] += p->block_read_byte;
     (*c)["perf.index_block_read_count"] += p->index_block_read_count;
@@ -205,6 +210,16 @@ class RocksDBEngine final : public Engine {
     return Status::OK();
   }
 
+  Status ReopenWithBlockCache(uint64_t bytes) override;
+  void MemoryInUse(uint64_t* cache, uint64_t* outside) override {
+    *cache = block_cache_ ? block_cache_->GetUsage() : 0;
+    *outside = 0;
+    if (db_ != nullptr) {
+      (void)db_->GetIntProperty(
+          rocksdb::DB::Properties::kEstimateTableReadersMem, outside);
+    }
+  }
+
   Status Close() override {
     if (db_ == nullptr) return Status::OK();
     rocksdb::Status s = db_->Close();
@@ -213,8 +228,11 @@ class RocksDBEngine final : public Engine {
   }
 
  private:
+  // With block_cache null: no block cache, index and filters held by the
+  // table readers (Build); else everything in block_cache.
   rocksdb::Options MakeOptions(
-      const std::shared_ptr<const rocksdb::FilterPolicy>& policy) {
+      const std::shared_ptr<const rocksdb::FilterPolicy>& policy,
+      const std::shared_ptr<rocksdb::Cache>& block_cache) {
     rocksdb::Options o;
     o.env = env_.get();
     o.create_if_missing = true;
@@ -230,14 +248,25 @@ class RocksDBEngine final : public Engine {
       o.write_buffer_size = tree_.write_buffer_size;
       o.max_bytes_for_level_base = tree_.max_bytes_for_level_base;
       o.target_file_size_base = tree_.target_file_size_base;
+      if (tree_.universal) {
+        o.compaction_style = rocksdb::kCompactionStyleUniversal;
+        o.level_compaction_dynamic_level_bytes = false;
+      }
     }
     o.max_open_files = -1;  // open every table, index and filter at Open
     o.use_direct_reads = direct_io_;
     o.statistics = statistics_;
     o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
     rocksdb::BlockBasedTableOptions t;
-    t.no_block_cache = true;
-    t.cache_index_and_filter_blocks = false;
+    t.no_block_cache = block_cache == nullptr;
+    t.block_cache = block_cache;
+    t.cache_index_and_filter_blocks = block_cache != nullptr;
+    t.pin_l0_filter_and_index_blocks_in_cache = block_cache != nullptr;
+    if (tree_.partitioned) {
+      t.index_type = rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+      t.partition_filters = true;
+      t.metadata_block_size = 4096;
+    }
     t.block_size = 4096;
     t.whole_key_filtering = true;
     t.filter_policy = policy;
@@ -253,6 +282,16 @@ class RocksDBEngine final : public Engine {
         statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_POSITIVE);
     (*c)["ticker.BLOOM_FILTER_FULL_TRUE_POSITIVE"] =
         statistics_->getTickerCount(rocksdb::BLOOM_FILTER_FULL_TRUE_POSITIVE);
+    if (!block_cache_) return;
+    for (const auto& [ticker, name] :
+         {std::pair{rocksdb::BLOCK_CACHE_DATA_HIT, "BLOCK_CACHE_DATA_HIT"},
+          {rocksdb::BLOCK_CACHE_DATA_MISS, "BLOCK_CACHE_DATA_MISS"},
+          {rocksdb::BLOCK_CACHE_INDEX_HIT, "BLOCK_CACHE_INDEX_HIT"},
+          {rocksdb::BLOCK_CACHE_INDEX_MISS, "BLOCK_CACHE_INDEX_MISS"},
+          {rocksdb::BLOCK_CACHE_FILTER_HIT, "BLOCK_CACHE_FILTER_HIT"},
+          {rocksdb::BLOCK_CACHE_FILTER_MISS, "BLOCK_CACHE_FILTER_MISS"}}) {
+      (*c)[std::string("ticker.") + name] = statistics_->getTickerCount(ticker);
+    }
   }
 
   // Writes the key space in generations into the open database: see the
@@ -276,6 +315,9 @@ class RocksDBEngine final : public Engine {
   std::shared_ptr<rocksdb::Statistics> statistics_;
   std::unique_ptr<harness::PolicyCalls> calls_;
   std::unique_ptr<rocksdb::DB> db_;
+  rocksdb::Options options_;  // the last database's, as Build opened it
+  std::string dir_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;  // ReopenWithBlockCache's
   rocksdb::ReadOptions read_options_;
   EngineCounters tickers_before_;
 };
@@ -310,7 +352,8 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
         std::make_shared<harness::InstrumentedPolicy>(inner, calls_.get());
   }
   statistics_ = rocksdb::CreateDBStatistics();
-  rocksdb::Options options = MakeOptions(instrumented);
+  block_cache_.reset();
+  rocksdb::Options options = MakeOptions(instrumented, nullptr);
   if (from_options) {
     // The listener from the line of docs/ROCKSDB.md: by_level finds it
     // through the database's info log, with no code.
@@ -368,12 +411,39 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   options.disable_auto_compactions = true;  // the tree stays as measured
   s = OpenInto(&db_, open);
   if (!s.ok()) return Err("reopen", s);
+  options_ = options;
+  dir_ = dir;
   uint64_t mem = 0;
   if (db_->GetIntProperty(rocksdb::DB::Properties::kEstimateTableReadersMem,
                           &mem)) {
     out->table_reader_memory = mem;
   }
   return Status::OK();
+}
+
+Status RocksDBEngine::ReopenWithBlockCache(uint64_t bytes) {
+  if (db_ == nullptr) return Status::InvalidArgument("no database built");
+  Status err = Close();
+  if (!err.ok()) return err;
+  block_cache_ = rocksdb::NewLRUCache(bytes);
+  rocksdb::Options options = options_;
+  const rocksdb::Options fresh =
+      MakeOptions(nullptr, block_cache_);  // the table options alone
+  const auto* from =
+      fresh.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  const auto* was =
+      options_.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+  if (from == nullptr || was == nullptr) {
+    return Status::NotSupported("rocksdb: no block-based table options");
+  }
+  rocksdb::BlockBasedTableOptions t = *from;
+  t.filter_policy = was->filter_policy;
+  options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  const auto open = [&](auto* out_db) {
+    return rocksdb::DB::Open(options, dir_, out_db);
+  };
+  rocksdb::Status s = OpenInto(&db_, open);
+  return s.ok() ? Status::OK() : Err("reopen with a block cache", s);
 }
 
 Status RocksDBEngine::Load(const KeySpace& keys,
@@ -471,6 +541,8 @@ Status RocksDBEngine::Measure(BuildResult* out) {
   if (!s.ok()) return Err("GetPropertiesOfAllTables", s);
   for (const auto& [file, p] : props) {
     out->filter_block_bytes += p->filter_size;
+    out->index_bytes += p->index_size;
+    out->top_level_index_bytes += p->top_level_index_size;
     out->filter_bytes += p->filter_size;
     if (p->filter_size > 0) out->num_filters++;
     out->num_entries += p->num_entries;

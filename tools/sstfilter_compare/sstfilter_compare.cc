@@ -46,6 +46,7 @@
 #include "sstfilter/range.h"
 #include "sstfilter/rocksdb.h"
 #include "tools/sstfilter_compare/engine.h"
+#include "tools/sstfilter_compare/memory_workload.h"
 #include "tools/sstfilter_compare/policies.h"
 #include "tools/sstfilter_compare/progress.h"
 #include "tools/sstfilter_compare/range_workload.h"
@@ -59,6 +60,11 @@
 #ifndef SSTFILTER_SOURCE_REV
 #define SSTFILTER_SOURCE_REV ""
 #endif
+
+// --memory's defaults: each family at a sweep of bits per key.
+#define MEMORY_POLICIES \
+  "none,rocksdb:bloom:*,rocksdb:ribbon:*,ribbon:*:by_level,auto:*"
+#define MEMORY_SWEEP "6,10,14"
 
 DEFINE_string(engines, "rocksdb,leveldb",
               "Engines to compare: rocksdb, leveldb.");
@@ -111,6 +117,9 @@ DEFINE_int32(levels, 3,
              "RocksDB: levels below L0 that the fixed tree is built into, or "
              "that the natural tree is sized for.");
 DEFINE_int32(l0_files, 2, "RocksDB: L0 files on top of the fixed tree.");
+DEFINE_string(compaction, "level",
+              "RocksDB natural tree: level (leveled compaction) or universal "
+              "(universal compaction, RocksDB's defaults for it).");
 DEFINE_string(configure, "code",
               "RocksDB: how sstfilter policies and their level listener are "
               "made: code (NewRocksDBFilterPolicy, NewRocksDBLevelListener) "
@@ -130,6 +139,20 @@ DEFINE_string(range_specs, "range:10,range:14,range:18",
               "Range workload: our range filter's specs, one database each.");
 DEFINE_int32(prefix_bytes, 7,
              "Range workload: prefix length of RocksDB's prefix Bloom.");
+DEFINE_string(memory, "",
+              "Memory-budget mode (RocksDB; docs/COMPARE.md): "
+              "comma-separated sizes (64MB, 1.5GiB) of one LRU block cache "
+              "holding data, index and filter blocks; every database is "
+              "measured at each. Its defaults: --engines=rocksdb "
+              "--tree=natural --policies='" MEMORY_POLICIES
+              "' --sweep_bits=" MEMORY_SWEEP ".");
+DEFINE_bool(partitioned, false, "--memory: partitioned index and filters.");
+DEFINE_string(key_dist, "uniform",
+              "--memory: comma-separated key distributions of the Gets: "
+              "uniform, zipf:<theta> (0 < theta < 1; YCSB's is 0.99).");
+DEFINE_string(absent_share, "0.5",
+              "--memory: comma-separated shares of the Gets that look up "
+              "absent keys, each in [0, 1].");
 DEFINE_bool(direct_io, true,
             "RocksDB: read tables with O_DIRECT if the file system allows "
             "(LevelDB has no direct I/O).");
@@ -362,6 +385,8 @@ struct Flags {
   std::string png_terminal;
   bool range = false;  // --workload=range
   RangeWorkloadOptions range_options;
+  bool memory = false;  // --memory
+  MemoryWorkloadOptions memory_options;
 };
 
 // The problem with a flag: InvalidArgument naming the flag.
@@ -475,6 +500,99 @@ Status CheckTree(Flags* f) {
                                    FLAGS_configure + "\" (code, options)");
   }
   f->tree.from_options = FLAGS_configure == "options";
+  if (FLAGS_compaction != "level" && FLAGS_compaction != "universal") {
+    return Bad("--compaction: unknown style \"" + FLAGS_compaction +
+               "\" (level, universal)");
+  }
+  if (FLAGS_compaction == "universal" && !f->tree.natural) {
+    return Bad("--compaction=universal: needs --tree=natural");
+  }
+  f->tree.universal = FLAGS_compaction == "universal";
+  f->tree.partitioned = FLAGS_partitioned;
+  return Status::OK();
+}
+
+LookupOptions LookupFlags() {
+  LookupOptions lookup;
+  lookup.reads = FLAGS_reads;
+  lookup.max_seconds = FLAGS_phase_seconds;
+  lookup.threads = FLAGS_threads;
+  lookup.batch = FLAGS_batch;
+  lookup.multiget_present = FLAGS_multiget_present;
+  lookup.seed = FLAGS_seed;
+  return lookup;
+}
+
+bool IsDefault(const char* flag) {
+  return gflags::GetCommandLineFlagInfoOrDie(flag).is_default;
+}
+
+// --memory sets the defaults of the flags it changes the meaning of; run
+// before the other checks.
+void MemoryDefaults() {
+  if (FLAGS_memory.empty()) return;
+  if (IsDefault("engines")) FLAGS_engines = "rocksdb";
+  if (IsDefault("tree")) FLAGS_tree = "natural";
+  if (IsDefault("policies")) {
+    FLAGS_policies = MEMORY_POLICIES;
+    if (IsDefault("sweep_bits")) FLAGS_sweep_bits = MEMORY_SWEEP;
+  }
+}
+
+Status CheckMemory(Flags* f) {
+  if (FLAGS_memory.empty()) {
+    for (const char* flag : {"partitioned", "key_dist", "absent_share"}) {
+      if (!IsDefault(flag)) {
+        return Bad(std::string("--") + flag + ": needs --memory");
+      }
+    }
+    return Status::OK();
+  }
+  if (f->engines != kRocksDB) {
+    return Bad("--memory: runs on RocksDB only (--engines=rocksdb)");
+  }
+  if (f->range) return Bad("--memory: not with --workload=range");
+  MemoryWorkloadOptions& o = f->memory_options;
+  std::vector<uint64_t> budgets;
+  for (const std::string& size : SplitList(FLAGS_memory)) {
+    uint64_t bytes = 0;
+    const Status s = ParseByteSize(size, &bytes);
+    if (!s.ok()) return Bad("--memory: " + s.message());
+    budgets.push_back(bytes);
+  }
+  std::vector<double> shares, thetas;
+  for (const std::string& share : SplitList(FLAGS_absent_share)) {
+    char* end = nullptr;
+    const double v = std::strtod(share.c_str(), &end);
+    if (share.empty() || *end != '\0' || !(v >= 0 && v <= 1)) {
+      return Bad("--absent_share: \"" + share + "\" is not in [0, 1]");
+    }
+    shares.push_back(v);
+  }
+  for (const std::string& dist : SplitList(FLAGS_key_dist)) {
+    double theta = 0;
+    const Status s = ParseKeyDist(dist, &theta);
+    if (!s.ok()) return Bad("--key_dist: " + s.message());
+    thetas.push_back(theta);
+  }
+  for (uint64_t b : budgets) {
+    for (double theta : thetas) {
+      for (double share : shares) o.workloads.push_back({b, share, theta});
+    }
+  }
+  for (const PlannedRun& r : PlanRuns(f->policies, kRocksDB)) {
+    if (r.sized) {
+      return Bad("--memory: \"" + r.label +
+                 "\": X@Y has no meaning here, every filter is paid from "
+                 "the budget; sweep its bits with '*' and --sweep_bits");
+    }
+    o.runs.push_back(r);
+  }
+  o.lookup = LookupFlags();
+  o.warmup_chunk = std::clamp<uint64_t>(FLAGS_reads / 2, 2000, 50000);
+  o.partitioned = FLAGS_partitioned;
+  o.keep = FLAGS_keep;
+  f->memory = true;
   return Status::OK();
 }
 
@@ -564,6 +682,7 @@ Status CheckWorkload(Flags* f) {
 
 // Checks every flag, in the order of --helpshort's topics.
 Status CheckFlags(Flags* f) {
+  MemoryDefaults();
   for (Status (*check)(Flags*) : {CheckEngines, CheckPhases, CheckPolicies}) {
     Status p = check(f);
     if (!p.ok()) return p;
@@ -571,6 +690,7 @@ Status CheckFlags(Flags* f) {
   Status p = CheckRanges();
   if (p.ok()) p = CheckTree(f);
   if (p.ok()) p = CheckWorkload(f);
+  if (p.ok()) p = CheckMemory(f);
   return p.ok() ? CheckOutput(f) : p;
 }
 
@@ -670,11 +790,15 @@ std::string RocksDBTreeText(const Flags& f) {
            " L0 files; 4 KiB blocks; index and filters held by the table "
            "readers";
   }
+  const std::string style =
+      t.universal ? "universal compaction (RocksDB's defaults for it)"
+                  : "level_compaction_dynamic_level_bytes=true";
   return "natural: keys Put in random order in chunks of " +
          std::to_string(t.keys_per_flush) +
          ", each flushed and its automatic compactions settled before the "
-         "next; level_compaction_dynamic_level_bytes=true, write_buffer_size " +
-         std::to_string(t.write_buffer_size) + ", max_bytes_for_level_base " +
+         "next; " +
+         style + ", write_buffer_size " + std::to_string(t.write_buffer_size) +
+         ", max_bytes_for_level_base " +
          std::to_string(t.max_bytes_for_level_base) +
          ", target_file_size_base " + std::to_string(t.target_file_size_base) +
          " (sized for " + std::to_string(t.levels) +
@@ -731,17 +855,6 @@ void DescribeSetup(const Setup& setup, const std::string& command,
          "finished before the next; work LevelDB schedules during lookups "
          "(seek compactions) is held until the lookups end; 4 KiB blocks"});
   }
-}
-
-LookupOptions LookupFlags() {
-  LookupOptions lookup;
-  lookup.reads = FLAGS_reads;
-  lookup.max_seconds = FLAGS_phase_seconds;
-  lookup.threads = FLAGS_threads;
-  lookup.batch = FLAGS_batch;
-  lookup.multiget_present = FLAGS_multiget_present;
-  lookup.seed = FLAGS_seed;
-  return lookup;
 }
 
 // One policy on one engine, from the plan to its results.
@@ -1072,6 +1185,74 @@ Progress MakeProgress() {
                                       std::string(term) != "dumb");
 }
 
+// --memory: memory_workload.h; results.txt, results.json and the charts.
+int RunMemory(Setup* setup, const std::string& command) {
+  Report report;
+  Status err = Prepare(setup, &report);
+  if (!err.ok()) return Fail(kRunError, err);
+  DescribeSetup(*setup, command, &report);
+  MemoryReport memory;
+  for (const auto& [name, value] : report.header) {
+    if (name == "lookups") {
+      memory.header.push_back(
+          {"gets",
+           std::to_string(FLAGS_reads) +
+               " measured Gets per database and workload, " +
+               std::to_string(FLAGS_threads) +
+               " threads, after a warm-up of steps of " +
+               std::to_string(setup->flags.memory_options.warmup_chunk) +
+               " Gets until the block cache's hit rate moves by at most " +
+               FormatNumber(100 * setup->flags.memory_options.settle) +
+               " points (or 3 standard deviations of its sampling) from one "
+               "step to the next"});
+    } else if (name == "rocksdb tree") {
+      const std::string tree = RocksDBTreeText(setup->flags);
+      memory.header.push_back({name, tree.substr(0, tree.find("; 4 KiB"))});
+    } else {
+      memory.header.push_back({name, value});
+    }
+  }
+  memory.header.push_back(
+      {"memory",
+       "one LRU block cache per database and workload, the budget's size, "
+       "holding data, index and filter blocks "
+       "(cache_index_and_filter_blocks, "
+       "pin_l0_filter_and_index_blocks_in_cache" +
+           std::string(FLAGS_partitioned ? ", partitioned index and filters"
+                                         : "") +
+           "); " +
+           setup->engines[0]->io_mode().substr(
+               0, setup->engines[0]->io_mode().find(", no block"))});
+  Progress progress = MakeProgress();
+  const KeySpace keys(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_seed);
+  setup->flags.memory_options.dir = setup->base;
+  err = RunMemoryWorkload(setup->flags.memory_options, keys,
+                          setup->engines[0].get(), &progress, &memory);
+  if (!err.ok()) return Fail(kRunError, err);
+  const std::string text = FormatMemoryText(memory);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (FLAGS_out.empty()) return 0;
+  const fs::path out(FLAGS_out);
+  err = WriteFile(out / "results.txt", text);
+  if (err.ok()) err = WriteFile(out / "results.json", FormatMemoryJson(memory));
+  if (err.ok() && FLAGS_plot) {
+    for (const auto& [name, content] :
+         FormatMemoryPlots(memory, setup->flags.png_terminal)) {
+      if (err.ok()) err = WriteFile(out / name, content);
+    }
+    const std::string cmd = "cd " + harness::ShellQuote(FLAGS_out) +
+                            " && gnuplot memory.gp </dev/null";
+    if (err.ok() && std::system(cmd.c_str()) != 0) {
+      err = Status::NotSupported("gnuplot failed on " +
+                                 (out / "memory.gp").string());
+    }
+  }
+  if (!err.ok()) return Fail(kRunError, err);
+  std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  return 0;
+}
+
 // --workload=range: range_workload.h; results.txt and results.json.
 int RunRange(Setup* setup, const std::string& command) {
   Status err = MakeBase(setup);
@@ -1126,6 +1307,7 @@ int Run(const std::vector<std::string>& positional,
   const Status bad = CheckFlags(&setup.flags);
   if (!bad.ok()) return Fail(kUsageError, bad);
   if (setup.flags.range) return RunRange(&setup, command);
+  if (setup.flags.memory) return RunMemory(&setup, command);
   Report report;
   Status err = Prepare(&setup, &report);
   if (setup.plan.empty()) return Fail(kUsageError, err);

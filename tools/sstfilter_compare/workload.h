@@ -67,7 +67,10 @@ class KeySpace {
   const harness::KeySpace keys_;
 };
 
-enum class Phase { kPresent, kAbsent, kNeighbour, kMultiGet };
+// The lookup workload's phases (kAllPhases), and the memory-budget
+// workload's one: Gets of present and absent keys mixed, drawn from a key
+// distribution (LookupOptions: absent_share, zipf).
+enum class Phase { kPresent, kAbsent, kNeighbour, kMultiGet, kMixed };
 inline constexpr Phase kAllPhases[] = {Phase::kPresent, Phase::kAbsent,
                                        Phase::kNeighbour, Phase::kMultiGet};
 
@@ -81,9 +84,37 @@ inline const char* PhaseName(Phase p) {
       return "neighbour";
     case Phase::kMultiGet:
       return "multiget";
+    case Phase::kMixed:
+      return "mixed";
   }
   return "?";
 }
+
+// Ranks 0 .. n-1 drawn with P(rank r) proportional to 1 / (r + 1)^theta,
+// 0 < theta < 1 (Gray et al., "Quickly generating billion-record synthetic
+// databases", SIGMOD 1994; YCSB's "zipfian" with theta 0.99), mapped onto
+// the key numbers by a fixed permutation, so that the hot keys are spread
+// over the load order (and so over the tree's levels). Construction sums n
+// powers; Next is O(1) and thread-safe (const).
+class Zipf {
+ public:
+  // REQUIRES: n >= 2, 0 < theta < 1.
+  Zipf(uint64_t n, double theta);
+
+  uint64_t n() const { return n_; }
+  double theta() const { return theta_; }
+  // A key number in [0, n).
+  uint64_t Next(Random64* rng) const;
+
+ private:
+  const uint64_t n_;
+  const double theta_;
+  double zeta_n_ = 0;
+  double alpha_ = 0;
+  double eta_ = 0;
+  double half_pow_theta_ = 0;
+  uint64_t multiplier_ = 1;  // coprime with n: rank -> key number
+};
 
 }  // namespace compare
 }  // namespace sstfilter
