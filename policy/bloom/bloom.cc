@@ -114,29 +114,73 @@ int BlockedBloomProbes(double bits_per_key) {
 
 namespace internal {
 
-double BlockedBloomFprCeiling(const FilterSpec& spec) {
-  // Per thread, the ceilings of the last specs asked for: FilterSize plans
-  // neighbouring n of one spec in turn, and auto's planner the sizes of a
-  // kind's curve for each run (some hundreds of specs, over and over).
+namespace {
+
+// What a spec's small filters are held to: the ceiling (kSmallFilterFprSlack
+// times the FPR of its large filters) and the bits per key at which
+// BlockedBloomFpr at the spec's probes crosses it (NaN until bisected, or
+// if it could not be).
+struct Ceiling {
+  FilterSpec spec;
+  double fpr = 0;
+  double crossing = -1;  // < 0: not yet bisected
+};
+
+// Per thread, the ceilings of the last specs asked for: FilterSize plans
+// neighbouring n of one spec in turn, and auto's planner the sizes of a
+// kind's curve for each run (some hundreds of specs, over and over).
+Ceiling& CeilingOf(const FilterSpec& spec) {
   constexpr size_t kMaxCached = 4096;
-  thread_local std::unordered_map<double,
-                                  std::vector<std::pair<FilterSpec, double>>>
-      cache;
+  thread_local std::unordered_map<double, std::vector<Ceiling>> cache;
   thread_local size_t cached = 0;
-  std::vector<std::pair<FilterSpec, double>>& bucket = cache[spec.bits_per_key];
-  for (const auto& [s, ceiling] : bucket) {
-    if (s == spec) return ceiling;
+  for (Ceiling& c : cache[spec.bits_per_key]) {
+    if (c.spec == spec) return c;
   }
-  const double ceiling =
-      kSmallFilterFprSlack *
-      PlanBloomFamily(spec, kLargeFilterKeys, /*with_fpr=*/true)
-          .params.expected_fpr;
+  Ceiling c;
+  c.spec = spec;
+  c.fpr = kSmallFilterFprSlack *
+          PlanBloomFamily(spec, kLargeFilterKeys, /*with_fpr=*/true)
+              .params.expected_fpr;
   if (++cached > kMaxCached) {
     cache.clear();
     cached = 1;
   }
-  cache[spec.bits_per_key].push_back({spec, ceiling});
-  return ceiling;
+  std::vector<Ceiling>& bucket = cache[spec.bits_per_key];
+  bucket.push_back(c);
+  return bucket.back();
+}
+
+// Whether BlockedBloomFpr(bits, probes) <= the spec's ceiling (probes: the
+// spec's). The FPR falls as the bits rise, so this is bits >= the crossing
+// point, bisected once per spec; within a millionth of it, where rounding
+// in the sums could decide, the sum itself is compared, so the answer is
+// the sum's.
+bool WithinCeiling(const FilterSpec& spec, double bits, int probes) {
+  Ceiling& c = CeilingOf(spec);
+  if (c.crossing < 0) {
+    double lo = spec.bits_per_key / 4, hi = spec.bits_per_key;
+    if (BlockedBloomFpr(lo, probes) > c.fpr &&
+        BlockedBloomFpr(hi, probes) <= c.fpr) {
+      for (int i = 0; i < 40; i++) {
+        const double mid = (lo + hi) / 2;
+        (BlockedBloomFpr(mid, probes) <= c.fpr ? hi : lo) = mid;
+      }
+      c.crossing = hi;
+    } else {
+      c.crossing = std::nan("");
+    }
+  }
+  if (std::isnan(c.crossing) ||
+      std::fabs(bits - c.crossing) <= 1e-6 * c.crossing) {
+    return BlockedBloomFpr(bits, probes) <= c.fpr;
+  }
+  return bits >= c.crossing;
+}
+
+}  // namespace
+
+double BlockedBloomFprCeiling(const FilterSpec& spec) {
+  return CeilingOf(spec).fpr;
 }
 
 KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
@@ -172,9 +216,10 @@ KindPlan PlanBloomFamily(const FilterSpec& spec, uint64_t n, bool with_fpr) {
       const double lost = bits - 8.0 * BlockedBloomImpl::kBlockBytes *
                                      static_cast<double>(down);
       if (n >= kLargeFilterKeys || lost < 0.02 * static_cast<double>(n) ||
-          BlockedBloomFpr(8.0 * BlockedBloomImpl::kBlockBytes *
-                              static_cast<double>(down) / n,
-                          p.num_probes) <= BlockedBloomFprCeiling(spec)) {
+          WithinCeiling(spec,
+                        8.0 * BlockedBloomImpl::kBlockBytes *
+                            static_cast<double>(down) / n,
+                        p.num_probes)) {
         blocks = down;
       }
     }
