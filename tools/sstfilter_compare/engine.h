@@ -68,7 +68,11 @@ struct BuildSlice {
 struct BuildResult {
   double load_seconds = 0;          // writes, flushes, compactions, settling
   double filter_build_seconds = 0;  // inside the policy's builders (summed)
-  uint64_t filters_built = 0;       // including ones compactions discarded
+  // RocksDB, sstfilter policies made in code: inside their level listener
+  // (by_level's and auto's plans of the tree, in RocksDB's background
+  // threads, summed); -1 if there is none or it is not timed.
+  double listener_seconds = -1;
+  uint64_t filters_built = 0;  // including ones compactions discarded
   // filter_build_seconds split by what made the tables, flushes first,
   // then compactions by output level; slices with no filter are left out.
   std::vector<BuildSlice> build_split;

@@ -235,6 +235,7 @@ std::string BuildText(const Report& report) {
     header.push_back("predicted s");
     header.push_back("predicted x");
   }
+  header.push_back("plan s");
   header.push_back("by table (s)");
   TextTable build(header);
   for (const PolicyRun& r : report.runs) {
@@ -256,6 +257,7 @@ std::string BuildText(const Report& report) {
       row.push_back(OrDash(p, "%.3f"));
       row.push_back(OrDash(p < 0 || all <= 0 ? -1 : p / all, "%.2f"));
     }
+    row.push_back(OrDash(r.build.listener_seconds, "%.3f"));
     row.push_back(SplitText(r.build, "%.3f"));
     build.Add(row);
   }
@@ -269,7 +271,10 @@ std::string BuildText(const Report& report) {
                            "the ns/key of the same builders outside the "
                            "database, x: over the measured"
                          : "") +
-         ")\n" + build.Render();
+         "; plan s: inside the level listener of a by_level or auto policy, "
+         "planning the tree's filters, also in RocksDB's background threads "
+         "and not in build s)\n" +
+         build.Render();
 }
 
 // The filter bits per key each level of a run's tree got, or "" if no run
@@ -473,6 +478,7 @@ Json BuildJson(const PolicyRun& r, uint64_t n) {
   return {
       {"load_s", b.load_seconds},
       {"filter_build_s", b.filter_build_seconds},
+      {"listener_s", JsonMaybe(b.listener_seconds)},
       {"build_share", r.build_share()},
       {"build_split", split},
       {"predicted_build_s", JsonMaybe(PredictedSeconds(b))},

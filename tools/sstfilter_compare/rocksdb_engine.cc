@@ -114,6 +114,51 @@ Status MakePolicy(const Policy& p,
                               " does not run on RocksDB");
 }
 
+// The level listener, timed: every event goes to `inner`, and the time
+// spent in it is added to *nanos.
+class TimedListener final : public rocksdb::EventListener {
+ public:
+  TimedListener(std::shared_ptr<rocksdb::EventListener> inner,
+                std::atomic<uint64_t>* nanos)
+      : inner_(std::move(inner)), nanos_(nanos) {}
+
+  const char* Name() const override { return inner_->Name(); }
+  void OnFlushBegin(rocksdb::DB* db,
+                    const rocksdb::FlushJobInfo& info) override {
+    Timed([&] { inner_->OnFlushBegin(db, info); });
+  }
+  void OnFlushCompleted(rocksdb::DB* db,
+                        const rocksdb::FlushJobInfo& info) override {
+    Timed([&] { inner_->OnFlushCompleted(db, info); });
+  }
+  void OnTableFileCreated(const rocksdb::TableFileCreationInfo& info) override {
+    Timed([&] { inner_->OnTableFileCreated(info); });
+  }
+  void OnCompactionBegin(rocksdb::DB* db,
+                         const rocksdb::CompactionJobInfo& info) override {
+    Timed([&] { inner_->OnCompactionBegin(db, info); });
+  }
+  void OnCompactionCompleted(rocksdb::DB* db,
+                             const rocksdb::CompactionJobInfo& info) override {
+    Timed([&] { inner_->OnCompactionCompleted(db, info); });
+  }
+
+ private:
+  template <typename F>
+  void Timed(F f) {
+    const Clock::time_point start = Clock::now();
+    f();
+    nanos_->fetch_add(static_cast<uint64_t>(
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              Clock::now() - start)
+                              .count()),
+                      std::memory_order_relaxed);
+  }
+
+  const std::shared_ptr<rocksdb::EventListener> inner_;
+  std::atomic<uint64_t>* const nanos_;
+};
+
 Status Err(const char* what, const rocksdb::Status& s) {
   return EngineError(std::string("rocksdb ") + what, s.ToString());
 }
@@ -320,6 +365,7 @@ class RocksDBEngine final : public Engine {
   std::shared_ptr<rocksdb::Cache> block_cache_;  // ReopenWithBlockCache's
   rocksdb::ReadOptions read_options_;
   EngineCounters tickers_before_;
+  std::atomic<uint64_t> listener_nanos_{0};  // TimedListener's
 };
 
 Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
@@ -354,6 +400,7 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   statistics_ = rocksdb::CreateDBStatistics();
   block_cache_.reset();
   rocksdb::Options options = MakeOptions(instrumented, nullptr);
+  bool timed_listener = false;
   if (from_options) {
     // The listener from the line of docs/ROCKSDB.md: by_level finds it
     // through the database's info log, with no code.
@@ -369,7 +416,10 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
     std::shared_ptr<rocksdb::EventListener> listener;
     rocksdb::Status ls = NewRocksDBLevelListener(inner, &listener);
     if (!ls.ok()) return Err("NewRocksDBLevelListener", ls);
-    options.listeners.push_back(listener);
+    listener_nanos_ = 0;
+    timed_listener = true;
+    options.listeners.push_back(
+        std::make_shared<TimedListener>(listener, &listener_nanos_));
   }
 
   const Clock::time_point start = Clock::now();
@@ -384,6 +434,9 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   out->load_seconds = SecondsSince(start);
   out->filter_build_seconds = calls_->build_seconds();
   out->filters_built = calls_->finishes.load();
+  if (timed_listener) {
+    out->listener_seconds = static_cast<double>(listener_nanos_.load()) * 1e-9;
+  }
   for (int reason = 0; reason < harness::PolicyCalls::kNumReasons; reason++) {
     for (int level = 0; level <= harness::PolicyCalls::kMaxLevel + 1; level++) {
       const harness::PolicyCalls::Slot& slot = calls_->slots[reason][level];
