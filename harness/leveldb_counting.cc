@@ -2,6 +2,7 @@
 
 #include "harness/leveldb_counting.h"
 
+#include <cstring>
 #include <memory>
 
 #include "harness/io_counters.h"
@@ -16,6 +17,11 @@ class CountingEnv::CountingFile final : public leveldb::RandomAccessFile {
   leveldb::Status Read(uint64_t offset, size_t n, leveldb::Slice* result,
                        char* scratch) const override {
     leveldb::Status s = base_->Read(offset, n, result, scratch);
+    if (s.ok() && result->data() != scratch &&
+        env_->copy_reads_.load(std::memory_order_relaxed)) {
+      std::memcpy(scratch, result->data(), result->size());
+      *result = leveldb::Slice(scratch, result->size());
+    }
     env_->reads_.fetch_add(1, std::memory_order_relaxed);
     env_->bytes_.fetch_add(result->size(), std::memory_order_relaxed);
     CountRead(result->size());

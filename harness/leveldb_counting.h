@@ -43,9 +43,18 @@ class CountingEnv : public leveldb::EnvWrapper {
 
   static bool IsTableFile(const std::string& name);
 
+  // Whether a table read that returns bytes of a memory mapping (LevelDB
+  // maps up to 1,000 tables) copies them into the caller's buffer, as
+  // pread does: LevelDB caches no block that points into a mapping, so
+  // without copies its block cache stays empty. Off at first.
+  void set_copy_reads(bool copy) {
+    copy_reads_.store(copy, std::memory_order_relaxed);
+  }
+
  private:
   class CountingFile;
 
+  std::atomic<bool> copy_reads_{false};
   std::atomic<uint64_t> reads_{0};
   std::atomic<uint64_t> bytes_{0};
 };

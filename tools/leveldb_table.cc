@@ -84,6 +84,12 @@ Status ReadLevelDBFilterBlock(const std::string& path,
       kBlockTrailer > file_size - meta_offset - meta_size) {
     return Corrupt(path, "bad metaindex handle");
   }
+  uint64_t index_offset = 0;
+  if (!GetVarint64(&p, footer.data() + 40, &index_offset) ||
+      !GetVarint64(&p, footer.data() + 40, &out->index_bytes) ||
+      index_offset > file_size || out->index_bytes > file_size - index_offset) {
+    return Corrupt(path, "bad index handle");
+  }
   std::string meta;
   if (!ReadAt(f, meta_offset, meta_size + kBlockTrailer, &meta)) {
     return Status::IOError(path + ": short read");

@@ -27,6 +27,7 @@ namespace tool {
 struct LevelDBFilterBlock {
   std::string policy_name;   // after "filter."; empty: the table has none
   uint64_t block_bytes = 0;  // the filter block, without its 5-byte trailer
+  uint64_t index_bytes = 0;  // the index block, likewise (from the footer)
   std::vector<std::string> filters;  // one per 2^base_lg bytes of data
 };
 

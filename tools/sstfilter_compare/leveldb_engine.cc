@@ -268,15 +268,17 @@ struct FilterBlockStats {
   uint64_t contents = 0;      // filter block without the trailer
   uint64_t filter_bytes = 0;  // the filters alone
   uint64_t num_filters = 0;   // non-empty ones
+  uint64_t index_bytes = 0;   // index blocks without their trailers
 };
 
-// Adds the filter block of table `path` (meta key `meta_key`) to *stats.
-// A table without one adds nothing.
-Status AddFilterBlock(const std::string& path, const std::string& meta_key,
+// Adds the index block and the filter block (meta key `meta_key`) of table
+// `path` to *stats. A table without a filter adds its index alone.
+Status AddTableBlocks(const std::string& path, const std::string& meta_key,
                       FilterBlockStats* stats) {
   tool::LevelDBFilterBlock block;
   const Status s = tool::ReadLevelDBFilterBlock(path, &block);
   if (!s.ok()) return s;
+  stats->index_bytes += block.index_bytes;
   if (block.policy_name.empty() || "filter." + block.policy_name != meta_key) {
     return Status::OK();
   }
@@ -402,6 +404,28 @@ class LevelDBEngine final : public Engine {
     return Status::OK();
   }
 
+  // The database reopened with a block cache of `bytes` that Gets fill;
+  // LevelDB keeps each open table's index and filter outside it, so they
+  // are what the database holds outside the cache (MemoryInUse).
+  Status ReopenWithBlockCache(uint64_t bytes) override {
+    if (db_ == nullptr) return Status::InvalidArgument("no database built");
+    Status err = Close();
+    if (!err.ok()) return err;
+    budget_cache_.reset(leveldb::NewLRUCache(static_cast<size_t>(bytes)));
+    env_.set_copy_reads(true);  // so that blocks of mapped tables are cached
+    leveldb::Options options = MakeOptions();
+    options.block_cache = budget_cache_.get();
+    options.error_if_exists = false;
+    err = Open(options, dir_);
+    if (err.ok()) err = OpenEveryTable(nullptr);
+    read_options_.fill_cache = true;
+    return err;
+  }
+  void MemoryInUse(uint64_t* cache, uint64_t* outside) override {
+    *cache = budget_cache_ ? budget_cache_->TotalCharge() : 0;
+    *outside = held_outside_;
+  }
+
   Status Close() override {
     if (db_ == nullptr) return Status::OK();
     env_.Release();  // held work must run (it sees the shutdown) first
@@ -439,6 +463,21 @@ class LevelDBEngine final : public Engine {
     return Status::OK();
   }
 
+  // Holds background work back and opens every table with a full scan
+  // that fills no cache (not counted: this thread has no counters); counts
+  // the entries into *entries if not null.
+  Status OpenEveryTable(uint64_t* entries) {
+    env_.WaitIdle();
+    env_.Hold();
+    leveldb::ReadOptions scan;
+    scan.fill_cache = false;
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(scan));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (entries != nullptr) (*entries)++;
+    }
+    return it->status().ok() ? Status::OK() : Err("scan", it->status());
+  }
+
   CountingEnv env_;
   JobLogger logger_;
   const std::unique_ptr<leveldb::Cache> cache_;
@@ -446,6 +485,9 @@ class LevelDBEngine final : public Engine {
   std::unique_ptr<InstrumentedPolicy> policy_;
   std::unique_ptr<leveldb::DB> db_;
   leveldb::ReadOptions read_options_;
+  std::string dir_;                               // the last database built
+  std::unique_ptr<leveldb::Cache> budget_cache_;  // ReopenWithBlockCache's
+  uint64_t held_outside_ = 0;  // index and filter blocks of the open tables
 };
 
 Status LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
@@ -457,6 +499,10 @@ Status LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   err = MakePolicy(policy, &inner_);
   if (!err.ok()) return err;
   policy_.reset(inner_ ? new InstrumentedPolicy(inner_.get()) : nullptr);
+  budget_cache_.reset();
+  env_.set_copy_reads(false);
+  read_options_.fill_cache = false;
+  dir_ = dir;
   leveldb::Options options = MakeOptions();
 
   const Clock::time_point start = Clock::now();
@@ -480,13 +526,10 @@ Status LevelDBEngine::Build(const Policy& policy, const KeySpace& keys,
   if (!err.ok()) return err;
   options.error_if_exists = false;
   err = Open(options, dir);
-  if (!err.ok()) return err;
-  env_.WaitIdle();
-  env_.Hold();
-  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(read_options_));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) out->num_entries++;
-  if (!it->status().ok()) return Err("scan", it->status());
-  return Status::OK();
+  if (err.ok()) err = OpenEveryTable(&out->num_entries);
+  held_outside_ = out->index_bytes + static_cast<uint64_t>(std::max<int64_t>(
+                                         0, out->filter_memory_bytes));
+  return err;
 }
 
 Status LevelDBEngine::Load(const KeySpace& keys,
@@ -543,11 +586,10 @@ Status LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     if (!f) return EngineError("leveldb", "cannot open table " + path);
     out->table_bytes += static_cast<uint64_t>(f.tellg());
-    if (policy_) {
-      const Status err = AddFilterBlock(path, meta_key, &stats);
-      if (!err.ok()) return err;
-    }
+    const Status err = AddTableBlocks(path, meta_key, &stats);
+    if (!err.ok()) return err;
   }
+  out->index_bytes = stats.index_bytes;
   out->filter_block_bytes = stats.block_bytes;
   out->filter_bytes = stats.filter_bytes;
   out->num_filters = stats.num_filters;

@@ -103,9 +103,9 @@ Status MeasureWorkload(const MemoryWorkloadOptions& options,
 }
 
 // Refuses a database that is too small for the budgets, or budgets too
-// small for the index blocks every Get needs.
+// small for the index blocks every Get needs (if they are in the cache).
 Status CheckSizes(const MemoryWorkloadOptions& options, const MemoryRun& run,
-                  bool partitioned) {
+                  bool index_in_cache, bool partitioned) {
   uint64_t largest = 0, smallest = UINT64_MAX;
   for (const MemoryWorkload& w : options.workloads) {
     largest = std::max(largest, w.budget);
@@ -123,7 +123,7 @@ Status CheckSizes(const MemoryWorkloadOptions& options, const MemoryRun& run,
   }
   const uint64_t index =
       partitioned ? run.build.top_level_index_bytes : run.build.index_bytes;
-  if (smallest < index) {
+  if (index_in_cache && smallest < index) {
     return Status::InvalidArgument(
         "--memory: a budget of " + Mib(static_cast<double>(smallest)) +
         " MiB is smaller than the " +
@@ -146,6 +146,9 @@ std::string MemoryWorkload::Name() const {
 }
 
 double MemoryPoint::DataReads() const {
+  if (gets.engine.count("perf.block_read_count") == 0) {
+    return gets.reads_per_op();  // LevelDB: index and filters stay outside
+  }
   const double all = Counter(gets, "perf.block_read_count");
   return gets.ops == 0 ? 0
                        : (all - Counter(gets, "perf.index_block_read_count") -
@@ -176,6 +179,8 @@ Status RunMemoryWorkload(const MemoryWorkloadOptions& options,
                          Progress* progress, MemoryReport* report) {
   report->num_keys = keys.num_keys();
   report->workloads = options.workloads;
+  // RocksDB's index blocks are in the cache, LevelDB's in its tables.
+  const bool index_in_cache = std::string(engine->name()) == "rocksdb";
   std::map<double, std::unique_ptr<Zipf>> zipfs;
   for (const MemoryWorkload& w : options.workloads) {
     if (w.zipf_theta > 0 && zipfs.count(w.zipf_theta) == 0) {
@@ -185,12 +190,13 @@ Status RunMemoryWorkload(const MemoryWorkloadOptions& options,
   }
   for (size_t i = 0; i < options.runs.size(); i++) {
     MemoryRun run;
+    run.engine = engine->name();
     run.label = options.runs[i].label;
     run.policy = options.runs[i].policy;
-    char sub[32];
-    std::snprintf(sub, sizeof(sub), "/memory-%02zu", i + 1);
+    char sub[64];
+    std::snprintf(sub, sizeof(sub), "/memory-%s-%02zu", engine->name(), i + 1);
     const std::string dir = options.dir + sub;
-    const std::string tag = "memory " + run.label;
+    const std::string tag = run.engine + " " + run.label;
     progress->Begin(tag + ": load");
     Status err = engine->Build(
         run.policy, keys, dir,
@@ -206,7 +212,7 @@ Status RunMemoryWorkload(const MemoryWorkloadOptions& options,
     }
     progress->End(Fixed(run.bits_per_key(keys.num_keys()), 2) +
                   " filter bits/key");
-    err = CheckSizes(options, run, options.partitioned);
+    err = CheckSizes(options, run, index_in_cache, options.partitioned);
     if (!err.ok()) return err;
     for (const MemoryWorkload& w : options.workloads) {
       MemoryPoint point;
@@ -216,9 +222,10 @@ Status RunMemoryWorkload(const MemoryWorkloadOptions& options,
                             engine, progress, &point);
       if (!err.ok()) return err;
       if (!point.settled) {
-        report->notes.push_back(
-            run.label + ", " + w.Name() + ": the hit rate had not settled " +
-            "after " + std::to_string(point.warmup_gets) + " warm-up Gets");
+        report->notes.push_back(run.engine + " " + run.label + ", " + w.Name() +
+                                ": the hit rate had not settled " + "after " +
+                                std::to_string(point.warmup_gets) +
+                                " warm-up Gets");
       }
       run.points.push_back(std::move(point));
     }
@@ -241,11 +248,11 @@ struct Best {
   const MemoryPoint* point = nullptr;
 };
 
-std::map<std::string, Best> BestPerFamily(const MemoryReport& report,
-                                          size_t w) {
+std::map<std::string, Best> BestPerFamily(const MemoryReport& report, size_t w,
+                                          const std::string& engine) {
   std::map<std::string, Best> best;
   for (const MemoryRun& r : report.runs) {
-    if (r.skipped || w >= r.points.size()) continue;
+    if (r.skipped || w >= r.points.size() || r.engine != engine) continue;
     Best& b = best[r.policy.FamilyName()];
     if (b.point == nullptr ||
         r.points[w].gets.ops_per_second() > b.point->gets.ops_per_second()) {
@@ -257,10 +264,22 @@ std::map<std::string, Best> BestPerFamily(const MemoryReport& report,
 
 double AllReads(const MemoryPoint& p) { return p.gets.reads_per_op(); }
 
+// The engines of the runs, in run order.
+std::vector<std::string> Engines(const MemoryReport& report) {
+  std::vector<std::string> engines;
+  for (const MemoryRun& r : report.runs) {
+    if (std::find(engines.begin(), engines.end(), r.engine) == engines.end()) {
+      engines.push_back(r.engine);
+    }
+  }
+  return engines;
+}
+
 // "fastest: X; ours A against the best built-in B: ..."
-std::string Verdict(const MemoryReport& report, size_t w) {
+std::string Verdict(const MemoryReport& report, size_t w,
+                    const std::string& engine) {
   Best ours, builtin;
-  for (const auto& [family, b] : BestPerFamily(report, w)) {
+  for (const auto& [family, b] : BestPerFamily(report, w, engine)) {
     Best& slot = Builtin(b.run->policy) ? builtin : ours;
     if (slot.point == nullptr ||
         b.point->gets.ops_per_second() > slot.point->gets.ops_per_second()) {
@@ -278,7 +297,7 @@ std::string Verdict(const MemoryReport& report, size_t w) {
           ? ours.point->gets.p999_us / builtin.point->gets.p999_us
           : 0;
   const Best& fastest = gets >= 1 ? ours : builtin;
-  return "fastest for the budget: " + fastest.run->label + " (" +
+  return engine + ": fastest for the budget: " + fastest.run->label + " (" +
          Fixed(fastest.point->gets.ops_per_second(), 0) +
          " Gets/s); our best, " + ours.run->label +
          ", against the best built-in configuration, " + builtin.run->label +
@@ -303,10 +322,11 @@ std::string FormatMemoryText(const MemoryReport& report) {
   }
   const uint64_t n = report.num_keys;
   out += "\nDatabases (one per policy)\n";
-  out += Pad("policy", 28, true) + Pad("bits/key", 9) + Pad("filters MiB", 12) +
-         Pad("index MiB", 10) + Pad("tables MiB", 11) + Pad("load s", 8) +
-         Pad("build s", 8) + "\n";
+  out += Pad("engine", 9, true) + Pad("policy", 28, true) + Pad("bits/key", 9) +
+         Pad("filters MiB", 12) + Pad("index MiB", 10) + Pad("tables MiB", 11) +
+         Pad("load s", 8) + Pad("build s", 8) + "\n";
   for (const MemoryRun& r : report.runs) {
+    out += Pad(r.engine, 9, true);
     if (r.skipped) {
       out += Pad(r.label, 28, true) + " skipped: " + r.skip_reason + "\n";
       continue;
@@ -321,30 +341,37 @@ std::string FormatMemoryText(const MemoryReport& report) {
   for (size_t w = 0; w < report.workloads.size(); w++) {
     out += "\nWorkload " + std::to_string(w + 1) + ": " +
            report.workloads[w].Name() + " (* the best of its family)\n";
-    out += Pad("policy", 30, true) + Pad("Gets/s", 9) + Pad("p50 us", 8) +
-           Pad("p99 us", 8) + Pad("p99.9 us", 9) + Pad("reads/Get", 10) +
-           Pad("data", 7) + Pad("index", 7) + Pad("filter", 7) +
-           Pad("hit% data", 10) + Pad("index", 7) + Pad("filter", 7) +
-           Pad("cache MiB", 10) + Pad("outside", 8) + "\n";
-    const std::map<std::string, Best> best = BestPerFamily(report, w);
-    for (const MemoryRun& r : report.runs) {
-      if (r.skipped || w >= r.points.size()) continue;
-      const MemoryPoint& p = r.points[w];
-      const bool top = best.at(r.policy.FamilyName()).point == &p;
-      out +=
-          Pad((top ? "* " : "  ") + r.label, 30, true) +
-          Pad(Fixed(p.gets.ops_per_second(), 0), 9) +
-          Pad(Fixed(p.gets.p50_us, 1), 8) + Pad(Fixed(p.gets.p99_us, 1), 8) +
-          Pad(Fixed(p.gets.p999_us, 1), 9) +
-          Pad(Fixed(p.gets.reads_per_op(), 3), 10) +
-          Pad(Fixed(p.DataReads(), 3), 7) + Pad(Fixed(p.IndexReads(), 3), 7) +
-          Pad(Fixed(p.FilterReads(), 3), 7) + Pad(Rate(p.HitRate("DATA")), 10) +
-          Pad(Rate(p.HitRate("INDEX")), 7) + Pad(Rate(p.HitRate("FILTER")), 7) +
-          Pad(Mib(static_cast<double>(p.cache_bytes)), 10) +
-          Pad(Mib(static_cast<double>(p.outside_bytes)), 8) + "\n";
+    out += Pad("engine", 9, true) + Pad("policy", 30, true) + Pad("Gets/s", 9) +
+           Pad("p50 us", 8) + Pad("p99 us", 8) + Pad("p99.9 us", 9) +
+           Pad("reads/Get", 10) + Pad("data", 7) + Pad("index", 7) +
+           Pad("filter", 7) + Pad("hit% data", 10) + Pad("index", 7) +
+           Pad("filter", 7) + Pad("cache MiB", 10) + Pad("outside", 8) + "\n";
+    std::vector<std::string> verdicts;
+    for (const std::string& engine : Engines(report)) {
+      const std::map<std::string, Best> best = BestPerFamily(report, w, engine);
+      for (const MemoryRun& r : report.runs) {
+        if (r.skipped || w >= r.points.size() || r.engine != engine) continue;
+        const MemoryPoint& p = r.points[w];
+        const bool top = best.at(r.policy.FamilyName()).point == &p;
+        out +=
+            Pad(r.engine, 9, true) +
+            Pad((top ? "* " : "  ") + r.label, 30, true) +
+            Pad(Fixed(p.gets.ops_per_second(), 0), 9) +
+            Pad(Fixed(p.gets.p50_us, 1), 8) + Pad(Fixed(p.gets.p99_us, 1), 8) +
+            Pad(Fixed(p.gets.p999_us, 1), 9) +
+            Pad(Fixed(p.gets.reads_per_op(), 3), 10) +
+            Pad(Fixed(p.DataReads(), 3), 7) + Pad(Fixed(p.IndexReads(), 3), 7) +
+            Pad(Fixed(p.FilterReads(), 3), 7) +
+            Pad(Rate(p.HitRate("DATA")), 10) +
+            Pad(Rate(p.HitRate("INDEX")), 7) +
+            Pad(Rate(p.HitRate("FILTER")), 7) +
+            Pad(Mib(static_cast<double>(p.cache_bytes)), 10) +
+            Pad(Mib(static_cast<double>(p.outside_bytes)), 8) + "\n";
+      }
+      const std::string verdict = Verdict(report, w, engine);
+      if (!verdict.empty()) verdicts.push_back(verdict);
     }
-    const std::string verdict = Verdict(report, w);
-    if (!verdict.empty()) out += "Verdict: " + verdict + "\n";
+    for (const std::string& v : verdicts) out += "Verdict: " + v + "\n";
   }
   if (!report.notes.empty()) {
     out += "\nNotes\n";
@@ -362,15 +389,20 @@ std::string FormatMemoryJson(const MemoryReport& report) {
   j["workloads"] = nlohmann::ordered_json::array();
   for (size_t w = 0; w < report.workloads.size(); w++) {
     const MemoryWorkload& wl = report.workloads[w];
+    nlohmann::ordered_json verdicts = nlohmann::ordered_json::object();
+    for (const std::string& engine : Engines(report)) {
+      verdicts[engine] = Verdict(report, w, engine);
+    }
     j["workloads"].push_back({{"name", wl.Name()},
                               {"budget_bytes", wl.budget},
                               {"absent_share", wl.absent_share},
                               {"zipf_theta", wl.zipf_theta},
-                              {"verdict", Verdict(report, w)}});
+                              {"verdicts", verdicts}});
   }
   j["runs"] = nlohmann::ordered_json::array();
   for (const MemoryRun& r : report.runs) {
     nlohmann::ordered_json run = {
+        {"engine", r.engine},
         {"label", r.label},
         {"policy", r.policy.ToString()},
         {"family", r.policy.FamilyName()},
@@ -423,7 +455,7 @@ std::vector<std::pair<std::string, std::string>> FormatMemoryPlots(
     std::map<std::string, std::vector<std::pair<double, double>>> families;
     for (const MemoryRun& r : report.runs) {
       if (r.skipped || w >= r.points.size()) continue;
-      families[r.policy.FamilyName()].push_back(
+      families[r.engine + " " + r.policy.FamilyName()].push_back(
           {r.bits_per_key(report.num_keys), r.points[w].gets.ops_per_second()});
     }
     const std::string stem = "memory-" + std::to_string(w + 1);

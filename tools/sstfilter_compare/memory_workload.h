@@ -1,13 +1,15 @@
 // Copyright (c) the sstfilter authors. Licensed under the Apache License 2.0.
 //
 // The memory-budget workload (--memory, docs/COMPARE.md): which filter, at
-// which bits per key, makes RocksDB fastest for the RAM it has. Each policy
-// builds one database (natural tree, leveled or universal compaction); the
-// database is then opened once per workload through a new LRU block cache
-// of the budget that holds data, index and filter blocks
-// (cache_index_and_filter_blocks, L0's filters and index pinned), read
-// with direct I/O where the file system allows. A workload is a budget, a
-// share of absent keys and a key distribution; per workload, Gets run
+// which bits per key, makes an engine fastest for the RAM it has. Each
+// policy builds one database (RocksDB: natural tree, leveled or universal
+// compaction); the database is then opened once per workload through a new
+// LRU block cache of the budget. RocksDB's holds data, index and filter
+// blocks (cache_index_and_filter_blocks, L0's filters and index pinned),
+// read with direct I/O where the file system allows; LevelDB's holds data
+// blocks, its tables' index and filter blocks stay outside (counted and
+// reported), and it reads through the page cache. A workload is a budget,
+// a share of absent keys and a key distribution; per workload, Gets run
 // first as a warm-up until the cache's hit rate settles, then the measured
 // Gets.
 //
@@ -42,7 +44,7 @@ struct MemoryWorkload {
 };
 
 struct MemoryWorkloadOptions {
-  std::vector<PlannedRun> runs;  // RocksDB, plain (no X@Y)
+  std::vector<PlannedRun> runs;  // of one engine, plain (no X@Y)
   std::vector<MemoryWorkload> workloads;
   LookupOptions lookup;           // reads, threads, seed, time cap
   uint64_t warmup_chunk = 10000;  // Gets per warm-up step
@@ -67,9 +69,10 @@ struct MemoryPoint {
   uint64_t cache_bytes = 0;    // the block cache's usage at the end
   uint64_t outside_bytes = 0;  // held by the database outside the cache
 
-  // Per Get, from RocksDB's perf context: blocks read from disk, by type,
-  // and the block cache's hit rate by type (-1 if that type was never
-  // looked up).
+  // Per Get: blocks read from disk, by type (RocksDB's perf context;
+  // LevelDB's reads are all data blocks), and the block cache's hit rate
+  // by type (RocksDB's statistics; -1 if that type was never looked up, or
+  // for LevelDB, which counts none).
   double DataReads() const;
   double IndexReads() const;
   double FilterReads() const;
@@ -77,6 +80,7 @@ struct MemoryPoint {
 };
 
 struct MemoryRun {
+  std::string engine;
   std::string label;
   Policy policy;
   bool skipped = false;
@@ -100,19 +104,20 @@ struct MemoryReport {
 };
 
 // Builds each run's database on `engine` and measures every workload on
-// it. Stops with InvalidArgument, before any Get, if a database is smaller
-// than min_db_over_budget times the largest budget or a budget cannot hold
-// the index blocks every Get needs; with Corruption on a false negative.
+// it, adding the runs to *report. Stops with InvalidArgument, before any
+// Get, if a database is smaller than min_db_over_budget times the largest
+// budget or (RocksDB) a budget cannot hold the index blocks every Get
+// needs; with Corruption on a false negative.
 Status RunMemoryWorkload(const MemoryWorkloadOptions& options,
                          const KeySpace& keys, Engine* engine,
                          Progress* progress, MemoryReport* report);
 
-// results.txt: the databases, a table per workload, the verdicts.
+// results.txt: the databases, a table per workload, a verdict per engine.
 std::string FormatMemoryText(const MemoryReport& report);
 // results.json: everything, the engine's counters included.
 std::string FormatMemoryJson(const MemoryReport& report);
 // Per workload i, memory-<i>.dat and a gnuplot script drawing memory-<i>.png
-// (Gets per second against bits per key, a line per family).
+// (Gets per second against bits per key, a line per engine and family).
 std::vector<std::pair<std::string, std::string>> FormatMemoryPlots(
     const MemoryReport& report, const std::string& terminal);
 
