@@ -1126,6 +1126,34 @@ void CrossCheck(Report* report) {
       "FileSystem, LevelDB Env) on lookup threads only");
 }
 
+// Runs gnuplot on `script` in --out.
+Status RunGnuplot(const std::string& script) {
+  const std::string cmd = "cd " + harness::ShellQuote(FLAGS_out) +
+                          " && gnuplot " + script + " </dev/null";
+  if (std::system(cmd.c_str()) != 0) {
+    return Status::NotSupported("gnuplot failed on " +
+                                (fs::path(FLAGS_out) / script).string());
+  }
+  return Status::OK();
+}
+
+// Prints `text`; with --out, writes it to results.txt, `json` to
+// results.json and each (name, contents) of `files` into --out.
+Status PrintAndWrite(
+    const std::string& text, const std::string& json,
+    const std::vector<std::pair<std::string, std::string>>& files = {}) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fflush(stdout);
+  if (FLAGS_out.empty()) return Status::OK();
+  const fs::path out(FLAGS_out);
+  Status err = WriteFile(out / "results.txt", text);
+  if (err.ok()) err = WriteFile(out / "results.json", json);
+  for (const auto& [name, contents] : files) {
+    if (err.ok()) err = WriteFile(out / name, contents);
+  }
+  return err;
+}
+
 // Draws the charts with gnuplot into --out.
 Status Plot(const Report& report, const std::string& png_terminal,
             Progress* progress) {
@@ -1141,13 +1169,7 @@ Status Plot(const Report& report, const std::string& png_terminal,
     s = WriteFile(out / "plots.gp", FormatPlotScript(report, png_terminal));
   }
   if (!s.ok()) return s;
-  const std::string cmd = "cd " + harness::ShellQuote(FLAGS_out) +
-                          " && gnuplot plots.gp </dev/null";
-  if (std::system(cmd.c_str()) != 0) {
-    return Status::NotSupported("gnuplot failed on " +
-                                (out / "plots.gp").string());
-  }
-  return Status::OK();
+  return RunGnuplot("plots.gp");
 }
 
 // Prints the table and writes the result files (and charts) into --out.
@@ -1245,27 +1267,14 @@ int RunMemory(Setup* setup, const std::string& command) {
                             &memory);
     if (!err.ok()) return Fail(kRunError, err);
   }
-  const std::string text = FormatMemoryText(memory);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-  if (FLAGS_out.empty()) return 0;
-  const fs::path out(FLAGS_out);
-  err = WriteFile(out / "results.txt", text);
-  if (err.ok()) err = WriteFile(out / "results.json", FormatMemoryJson(memory));
-  if (err.ok() && FLAGS_plot) {
-    for (const auto& [name, content] :
-         FormatMemoryPlots(memory, setup->flags.png_terminal)) {
-      if (err.ok()) err = WriteFile(out / name, content);
-    }
-    const std::string cmd = "cd " + harness::ShellQuote(FLAGS_out) +
-                            " && gnuplot memory.gp </dev/null";
-    if (err.ok() && std::system(cmd.c_str()) != 0) {
-      err = Status::NotSupported("gnuplot failed on " +
-                                 (out / "memory.gp").string());
-    }
-  }
+  const std::vector<std::pair<std::string, std::string>> charts =
+      FLAGS_plot ? FormatMemoryPlots(memory, setup->flags.png_terminal)
+                 : std::vector<std::pair<std::string, std::string>>();
+  err =
+      PrintAndWrite(FormatMemoryText(memory), FormatMemoryJson(memory), charts);
+  if (err.ok() && !charts.empty()) err = RunGnuplot("memory.gp");
   if (!err.ok()) return Fail(kRunError, err);
-  std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  if (!FLAGS_out.empty()) std::printf("\nResults: %s\n", FLAGS_out.c_str());
   return 0;
 }
 
@@ -1299,17 +1308,9 @@ int RunRange(Setup* setup, const std::string& command) {
   setup->flags.range_options.dir = setup->base;
   err = RunRangeWorkload(setup->flags.range_options, keys, &progress, &report);
   if (!err.ok()) return Fail(kRunError, err);
-  const std::string text = FormatRangeText(report);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-  if (FLAGS_out.empty()) return 0;
-  std::error_code ec;
-  fs::create_directories(FLAGS_out, ec);
-  const fs::path out(FLAGS_out);
-  err = WriteFile(out / "results.txt", text);
-  if (err.ok()) err = WriteFile(out / "results.json", FormatRangeJson(report));
+  err = PrintAndWrite(FormatRangeText(report), FormatRangeJson(report));
   if (!err.ok()) return Fail(kRunError, err);
-  std::printf("\nResults: %s\n", FLAGS_out.c_str());
+  if (!FLAGS_out.empty()) std::printf("\nResults: %s\n", FLAGS_out.c_str());
   return 0;
 }
 
