@@ -9,7 +9,9 @@
 //   SstFileMetaData::num_entries (or, for a file whose properties RocksDB
 //   has not loaded yet, its bytes times the tree's entries per byte);
 //   minus the input files of every running compaction, whose keys are
-//   counted at its output level instead (one new run if that is L0);
+//   counted at its output level instead (one new run if that is L0, as
+//   under universal compaction, the last started of which is marked:
+//   TreeRuns::l0_output);
 //   the keys of a flush: those of the last flush this listener saw end
 //   (or of the mean L0 file; unknown if neither is known), and for a
 //   flush, one new L0 file of them;
@@ -163,6 +165,10 @@ class TreeTracker {
       if (moving.count(it->first) == 0) {
         it = jobs_.erase(it);
         continue;
+      }
+      if (it->second.output_level == 0) {
+        // Jobs by id, so the last started: the job of a table at L0.
+        tree.l0_output = static_cast<int>(tree.l0_files.size());
       }
       AddToRun(&tree, it->second.output_level, {moving[it->first], {}});
       ++it;
