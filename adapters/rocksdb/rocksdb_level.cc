@@ -5,8 +5,10 @@
 // average" is then the auto spec itself, whose builder picks the kind by
 // the filter's keys):
 //
-//   universal or FIFO compaction, level -1 (SstFileWriter)   -> the average
+//   FIFO compaction, level -1 (SstFileWriter)                -> the average
 //   a level the listener's tree plans a table for            -> its plan
+//     (universal: a compaction's table at L0 -> its output run's plan)
+//   universal compaction otherwise                           -> the average
 //   otherwise (no listener, or a level its tree lacks): the model tree
 //     nothing learned yet about the tree                     -> the average
 //     level L >= 1, is_bottommost                            -> the bottom's
@@ -46,7 +48,8 @@ double MaxAverage(const FilterSpec& spec) {
 
 bool LevelSizer::UsesTree(const rocksdb::FilterBuildingContext& context) const {
   return PlansTree(spec_) &&
-         context.compaction_style == rocksdb::kCompactionStyleLevel &&
+         (context.compaction_style == rocksdb::kCompactionStyleLevel ||
+          context.compaction_style == rocksdb::kCompactionStyleUniversal) &&
          context.level_at_creation >= 0;
 }
 
@@ -54,6 +57,15 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
   if (!UsesTree(context)) return spec_;
   const int level = context.level_at_creation;
   std::lock_guard<std::mutex> lock(mu_);
+  if (context.compaction_style == rocksdb::kCompactionStyleUniversal) {
+    // Universal's runs follow no ratio a model could assume.
+    if (level == 0 &&
+        context.reason == rocksdb::TableFileCreationReason::kCompaction) {
+      return has_l0_output_ ? observed_l0_output_ : spec_;
+    }
+    const FilterSpec* observed = ObservedSpec(level);
+    return observed != nullptr ? *observed : spec_;
+  }
   if (level >= 1) {
     top_ = std::min(top_, level);
     bottom_ = std::max(bottom_, level);
@@ -148,16 +160,21 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
       observed_specs_.empty() ? none : observed_specs_[0];
   observed_specs_.assign(std::max<size_t>(1, tree.levels.size()), none);
   observed_specs_[0] = l0_spec;
+  has_l0_output_ = false;
   for (size_t i = 0; i < runs.size(); i++) {
     if (runs[i].level >= 0) {
       observed_specs_[static_cast<size_t>(runs[i].level)] = specs[i];
+    } else if (runs[i].level == kL0Output) {
+      has_l0_output_ = true;
+      observed_l0_output_ = specs[i];
     }
   }
 }
 
 // The runs in plan order, each with its level: levels >= 1, then the L0
-// files (level -1: no new table goes to them), the new L0 file, and the
-// L0 files to come.
+// files (level -1: no new table goes to them, but for the output of a
+// running compaction, kL0Output), the new L0 file, and the L0 files to
+// come.
 std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
                                                   uint64_t new_l0_keys,
                                                   uint64_t flush_keys) const {
@@ -167,8 +184,9 @@ std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
       runs.push_back({static_cast<int>(level), tree.levels[level]});
     }
   }
-  for (const RunKeys& file : tree.l0_files) {
-    if (file.keys > 0) runs.push_back({-1, file});
+  for (size_t i = 0; i < tree.l0_files.size(); i++) {
+    const int level = static_cast<int>(i) == tree.l0_output ? kL0Output : -1;
+    if (tree.l0_files[i].keys > 0) runs.push_back({level, tree.l0_files[i]});
   }
   if (new_l0_keys > 0) runs.push_back({0, {new_l0_keys, {}}});
   const size_t l0_runs = tree.l0_files.size() + (new_l0_keys > 0 ? 1 : 0);

@@ -43,10 +43,13 @@ struct RunKeys {
 };
 
 // A column family's sorted runs: each L0 file is a run, and each level
-// >= 1 one run.
+// >= 1 one run (under level and universal compaction alike).
 struct TreeRuns {
   std::vector<RunKeys> l0_files;
   std::vector<RunKeys> levels;  // levels[L]: level L (levels[0] unused)
+  // The index in l0_files of the output of the last compaction started
+  // that writes L0 and still runs; -1 if none.
+  int l0_output = -1;
 };
 
 // Thread-safe: RocksDB builds tables in several threads, and the listener
@@ -66,11 +69,15 @@ class LevelSizer {
   // least (l0_files + 1) / 2 L0 files, adding ones of flush_keys: L0's
   // mean between two compactions. Its average is the spec's minus what the
   // built filters spend over their runs' plan, per key of the tree. The
-  // plan is kept while the tree's runs stay within 1/32 of its own.
+  // plan is kept while the tree's runs stay within 1/32 of its own. Under
+  // universal compaction a compaction's table at L0 gets the bits of the
+  // run tree.l0_output.
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
   // Whether a table of `context` is sized on the tree (by_level or auto,
-  // level compaction, a level >= 0): only then does a listener matter.
+  // level or universal compaction, a level >= 0): only then does a
+  // listener matter. Under universal compaction a table gets the average
+  // unless a listener's plan has its run (no model tree).
   bool UsesTree(const rocksdb::FilterBuildingContext& context) const;
 
   // Set once a listener made in code (NewRocksDBLevelListener) reports to
@@ -99,7 +106,8 @@ class LevelSizer {
   FilterSpec ModelSpec(const rocksdb::FilterBuildingContext& context);
   const std::vector<FilterSpec>& ModelPlan(int top, int bottom);
   // One run of a plan: its level (0: the new L0 file; -1: an L0 file no
-  // new table goes to) and keys.
+  // new table goes to; kL0Output: the L0 file TreeRuns::l0_output) and keys.
+  static constexpr int kL0Output = -2;
   struct Run {
     int level;
     RunKeys keys;
@@ -122,6 +130,9 @@ class LevelSizer {
   // spec of a new table there (bits_per_key 0: none planned).
   std::vector<Run> observed_runs_;
   std::vector<FilterSpec> observed_specs_;
+  // The spec of the run TreeRuns::l0_output, if it has one.
+  bool has_l0_output_ = false;
+  FilterSpec observed_l0_output_;
   std::atomic<bool> bound_{false};
   // NoteFollowed's column families; entries of closed databases (whose
   // info log is gone) are dropped.

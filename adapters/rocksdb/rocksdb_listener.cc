@@ -9,7 +9,9 @@
 //   SstFileMetaData::num_entries (or, for a file whose properties RocksDB
 //   has not loaded yet, its bytes times the tree's entries per byte);
 //   minus the input files of every running compaction, whose keys are
-//   counted at its output level instead (one new run if that is L0);
+//   counted at its output level instead (one new run if that is L0, as
+//   under universal compaction, the last started of which is marked:
+//   TreeRuns::l0_output);
 //   the keys of a flush: those of the last flush this listener saw end
 //   (or of the mean L0 file; unknown if neither is known), and for a
 //   flush, one new L0 file of them;
@@ -100,6 +102,11 @@ class TreeTracker {
         8.0 * static_cast<double>(info.table_properties.filter_size)};
   }
 
+  void TableDeleted(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    filters_.erase(FileNumber(path));
+  }
+
   void CompactionBegins(const rocksdb::CompactionJobInfo& info) {
     Job job{{}, info.output_level};
     for (const rocksdb::CompactionFileInfo& f : info.input_file_infos) {
@@ -137,15 +144,12 @@ class TreeTracker {
     std::set<uint64_t> inputs;
     int output_level;
   };
-  // REQUIRES: mu_ held. Also forgets the filters of files gone.
+  // REQUIRES: mu_ held.
   internal::TreeRuns TreeAfterJobs(const std::vector<LiveFile>& files) {
     internal::TreeRuns tree;
     std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
-    std::map<uint64_t, internal::BuiltFilter> live_filters;
     for (const LiveFile& f : files) {
-      // A job's input keeps its filter: a trivial move keeps the file.
       const auto filter = filters_.find(f.number);
-      if (filter != filters_.end()) live_filters.insert(*filter);
       const int job = JobReading(f.number);
       if (job >= 0) {
         moving[job] += f.keys;
@@ -162,14 +166,13 @@ class TreeTracker {
         it = jobs_.erase(it);
         continue;
       }
+      if (it->second.output_level == 0) {
+        // Jobs by id, so the last started: the job of a table at L0.
+        tree.l0_output = static_cast<int>(tree.l0_files.size());
+      }
       AddToRun(&tree, it->second.output_level, {moving[it->first], {}});
       ++it;
     }
-    // Files newer than every live one are a running job's outputs: keep.
-    uint64_t newest = 0;
-    for (const LiveFile& f : files) newest = std::max(newest, f.number);
-    live_filters.insert(filters_.upper_bound(newest), filters_.end());
-    filters_.swap(live_filters);
     return tree;
   }
 
@@ -206,7 +209,9 @@ class TreeTracker {
 
   std::mutex mu_;
   std::map<int, Job> jobs_;  // running compactions by job id
-  // The filters of the files created since the listener was added.
+  // The filters of the files created since the listener was added, until
+  // RocksDB deletes them. (Not pruned to the live files: a running job's
+  // output may be older than a flush's live file, and not live yet.)
   std::map<uint64_t, internal::BuiltFilter> filters_;
   uint64_t last_flush_keys_ = 0;
 };
@@ -266,6 +271,13 @@ class LevelListenerBase : public rocksdb::EventListener {
     if (t != nullptr && info.status.ok()) t->TableCreated(info);
   }
 
+  // File numbers are unique in a database, which is all RocksDB names.
+  void OnTableFileDeleted(const rocksdb::TableFileDeletionInfo& info) override {
+    for (TreeTracker* t : TrackersOf(info.db_name)) {
+      t->TableDeleted(info.file_path);
+    }
+  }
+
   void OnCompactionBegin(rocksdb::DB* db,
                          const rocksdb::CompactionJobInfo& info) override {
     Attach(db, info.cf_name);
@@ -294,6 +306,8 @@ class LevelListenerBase : public rocksdb::EventListener {
   // this listener does not follow it. Lives as long as the listener.
   virtual TreeTracker* Tracker(const std::string& db_name,
                                const std::string& cf) = 0;
+  // The trackers of every column family of database `db_name`.
+  virtual std::vector<TreeTracker*> TrackersOf(const std::string& db_name) = 0;
   virtual void Publish(rocksdb::DB* db, const std::string& cf,
                        TreeTracker* tracker, bool flush) = 0;
 
@@ -336,6 +350,11 @@ class BoundLevelListener final : public LevelListenerBase {
     return cf == column_family_ ? &tracker_ : nullptr;
   }
 
+  std::vector<TreeTracker*> TrackersOf(
+      const std::string& /*db_name*/) override {
+    return {&tracker_};
+  }
+
   void Publish(rocksdb::DB* db, const std::string& cf, TreeTracker* tracker,
                bool flush) override {
     tracker->Observe(db, cf, flush, sizer_);
@@ -371,6 +390,16 @@ class OptionsLevelListener final : public LevelListenerBase {
     std::unique_ptr<TreeTracker>& t = trackers_[{db_name, cf}];
     if (t == nullptr) t = std::make_unique<TreeTracker>();
     return t.get();
+  }
+
+  std::vector<TreeTracker*> TrackersOf(const std::string& db_name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<TreeTracker*> out;
+    for (auto it = trackers_.lower_bound({db_name, ""});
+         it != trackers_.end() && it->first.first == db_name; ++it) {
+      out.push_back(it->second.get());
+    }
+    return out;
   }
 
   void Publish(rocksdb::DB* db, const std::string& cf, TreeTracker* tracker,

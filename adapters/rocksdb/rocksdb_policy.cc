@@ -325,6 +325,14 @@ class Policy final : public rocksdb::FilterPolicy {
       }
     }
     const char* cf = context.column_family_name.c_str();
+    // What by_level does without the tree.
+    const char* fallback =
+        context.compaction_style == rocksdb::kCompactionStyleUniversal
+            ? "gives every filter the spec's average bits per key (under "
+              "universal compaction there is no model tree), small sorted "
+              "runs as many as big ones"
+            : "sizes its filters on a model tree, which spends about 20% "
+              "more filter memory than asked on trees RocksDB shapes";
     switch (note) {
       case Note::kListened:
         rocksdb::Log(rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log,
@@ -336,34 +344,31 @@ class Policy final : public rocksdb::FilterPolicy {
         rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
                      "[sstfilter] %s: two open databases share this info "
                      "log and have a column family \"%s\": by_level cannot "
-                     "tell their trees apart and sizes filters on a model "
-                     "tree. Fix: give each database its own info_log",
-                     id_.c_str(), cf);
+                     "tell their trees apart and %s. Fix: give each "
+                     "database its own info_log",
+                     id_.c_str(), cf, fallback);
         break;
       case Note::kNoListener:
         rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
                      "[sstfilter] %s: no level listener follows column "
-                     "family \"%s\", so by_level sizes its filters on a "
-                     "model tree, which spends about 20%% more filter memory "
-                     "than asked on trees RocksDB shapes. Fix: add the line "
+                     "family \"%s\", so by_level %s. Fix: add the line "
                      "\"listeners={%s}\" to [DBOptions] in the OPTIONS file "
                      "(or \"listeners=%s\" to the DB options string), with "
                      "the sstfilter plugin loaded; in C++, "
                      "sstfilter::NewRocksDBLevelListener",
-                     id_.c_str(), cf, kLevelListenerId, kLevelListenerId);
+                     id_.c_str(), cf, fallback, kLevelListenerId,
+                     kLevelListenerId);
         break;
       case Note::kBoundElsewhere:
         rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
                      "[sstfilter] %s: this policy has a level listener made "
                      "by sstfilter::NewRocksDBLevelListener, but this "
                      "database does not carry one that follows column "
-                     "family \"%s\", so by_level sizes its filters on a "
-                     "model tree, which spends about 20%% more filter memory "
-                     "than asked on trees RocksDB shapes. Fix: add the "
+                     "family \"%s\", so by_level %s. Fix: add the "
                      "listener to options.listeners before DB::Open, made "
                      "for this column family (its column_family argument); "
                      "one policy and listener per column family and database",
-                     id_.c_str(), cf);
+                     id_.c_str(), cf, fallback);
         break;
     }
   }
