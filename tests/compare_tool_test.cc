@@ -9,6 +9,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -770,6 +771,42 @@ TEST(CompareToolTest, NaturalTreeHasCompactionMadeLevels) {
   EXPECT_FALSE(TextTable(text, "Levels").empty());
   // The charts draw by_level as its own family.
   EXPECT_NE(ReadFile(out / "plot.dat").find("ribbon:by_level"),
+            std::string::npos);
+}
+
+// --compaction=universal: the natural tree under universal compaction
+// loads, every entry is in a table, and by_level with its listener gives
+// the largest sorted run fewer bits than the average and times the
+// listener.
+TEST(CompareToolTest, UniversalTreeSettlesAndSizesItsRuns) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir, {"--engines=rocksdb", "--tree=natural", "--compaction=universal",
+            "--num=20000", "--reads=2000", "--phase_seconds=0",
+            "--phases=absent", "--policies=ribbon:10:by_level",
+            "--out=" + out.string(), "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  const json& build = doc["runs"][0]["build"];
+  EXPECT_GE(build["listener_s"].get<double>(), 0);
+  std::map<int, std::pair<uint64_t, uint64_t>> runs;  // level: keys, bytes
+  uint64_t entries = 0;
+  for (const json& t : build["tables"]) {
+    entries += t[1].get<uint64_t>();
+    runs[t[0].get<int>()].first += t[1].get<uint64_t>();
+    runs[t[0].get<int>()].second += t[2].get<uint64_t>();
+  }
+  EXPECT_EQ(entries, 20000u);
+  ASSERT_GE(runs.size(), 2u);
+  const auto largest = std::max_element(
+      runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+        return a.second.first < b.second.first;
+      });
+  EXPECT_LT(8.0 * static_cast<double>(largest->second.second) /
+                static_cast<double>(largest->second.first),
+            build["bits_per_key_disk"].get<double>());
+  EXPECT_NE(ReadFile(out / "results.txt").find("universal compaction"),
             std::string::npos);
 }
 

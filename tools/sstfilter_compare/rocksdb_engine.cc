@@ -588,7 +588,8 @@ Status RocksDBEngine::LoadNatural(const KeySpace& keys,
 }
 
 Status RocksDBEngine::WaitForCompactions() {
-  rocksdb::Status s = harness::WaitForCompactions(db_.get());
+  rocksdb::Status s = harness::WaitForCompactions(
+      db_.get(), /*compaction_pending=*/!tree_.universal);
   return s.ok() ? Status::OK() : Err("waiting for compactions", s);
 }
 
