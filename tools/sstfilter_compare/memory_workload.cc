@@ -36,25 +36,24 @@ std::string Fixed(double v, int digits) {
 
 bool Builtin(const Policy& p) { return p.family != Family::kSstfilter; }
 
-// The block cache's lookups of every block type, from the tickers.
-double CacheLookups(const PhaseResult& r) {
+// The block cache's hits (`what` "_HIT") or misses ("_MISS") over every
+// block type, from the tickers.
+double CacheCount(const PhaseResult& r, const char* what) {
   double n = 0;
   for (const char* type : {"DATA", "INDEX", "FILTER"}) {
-    for (const char* what : {"_HIT", "_MISS"}) {
-      n += Counter(r, std::string("ticker.BLOCK_CACHE_") + type + what);
-    }
+    n += Counter(r, std::string("ticker.BLOCK_CACHE_") + type + what);
   }
   return n;
 }
 
-// The block cache's hit rate over every block type, from the tickers.
+double CacheLookups(const PhaseResult& r) {
+  return CacheCount(r, "_HIT") + CacheCount(r, "_MISS");
+}
+
+// The block cache's hit rate over every block type; 0 with no lookups.
 double OverallHitRate(const PhaseResult& r) {
-  double hits = 0, misses = 0;
-  for (const char* type : {"DATA", "INDEX", "FILTER"}) {
-    hits += Counter(r, std::string("ticker.BLOCK_CACHE_") + type + "_HIT");
-    misses += Counter(r, std::string("ticker.BLOCK_CACHE_") + type + "_MISS");
-  }
-  return hits + misses == 0 ? 0 : hits / (hits + misses);
+  const double lookups = CacheLookups(r);
+  return lookups == 0 ? 0 : CacheCount(r, "_HIT") / lookups;
 }
 
 Status MeasureWorkload(const MemoryWorkloadOptions& options,
