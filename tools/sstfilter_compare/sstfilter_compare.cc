@@ -140,9 +140,9 @@ DEFINE_string(range_specs, "range:10,range:14,range:18",
 DEFINE_int32(prefix_bytes, 7,
              "Range workload: prefix length of RocksDB's prefix Bloom.");
 DEFINE_string(memory, "",
-              "Memory-budget mode (RocksDB; docs/COMPARE.md): "
-              "comma-separated sizes (64MB, 1.5GiB) of one LRU block cache "
-              "holding data, index and filter blocks; every database is "
+              "Memory-budget mode (docs/COMPARE.md): comma-separated sizes "
+              "(64MB, 1.5GiB) of one LRU block cache (RocksDB: data, index "
+              "and filter blocks; LevelDB: data blocks); every database is "
               "measured at each. Its defaults: --engines=rocksdb "
               "--tree=natural --policies='" MEMORY_POLICIES
               "' --sweep_bits=" MEMORY_SWEEP ".");
@@ -1218,8 +1218,11 @@ int RunMemory(Setup* setup, const std::string& command) {
       memory.header.push_back(
           {"gets",
            std::to_string(FLAGS_reads) +
-               " measured Gets per database and workload, " +
-               std::to_string(FLAGS_threads) +
+               " measured Gets per database and workload" +
+               (FLAGS_phase_seconds > 0
+                    ? " (or " + FormatNumber(FLAGS_phase_seconds) + " s)"
+                    : std::string()) +
+               ", " + std::to_string(FLAGS_threads) +
                " threads, after a warm-up of steps of " +
                std::to_string(setup->flags.memory_options.warmup_chunk) +
                " Gets until the block cache's hit rate moves by at most " +
