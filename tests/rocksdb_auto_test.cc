@@ -224,7 +224,8 @@ TEST(RocksDBAutoTest, ListenerPlansUniversalRuns) {
   // (Without the plan, the builders choose by each filter's keys: ribbon
   // for these, a Bloom kind for a rare tiny one.)
   EXPECT_GT(l.kinds.count(FilterKind::kBlockedBloom), 0u) << Describe(l);
-  EXPECT_GT(l.kinds.count(FilterKind::kRibbon), 0u) << Describe(l);  EXPECT_GE(l.bits_per_key, 9.3) << Describe(l);
+  EXPECT_GT(l.kinds.count(FilterKind::kRibbon), 0u) << Describe(l);
+  EXPECT_GE(l.bits_per_key, 9.3) << Describe(l);
   EXPECT_LE(l.bits_per_key, 10.9) << Describe(l);
 }
 
