@@ -214,10 +214,10 @@ TEST(RocksDBAutoTest, ListenerMixesKindsAtTheSpecsMemory) {
 
 // Universal compaction with the listener: its sorted runs are planned as
 // levels are, the small ones blocked Bloom, the large ones ribbon, near the
-// spec's memory: 10.03-10.48 bits per key in 8 runs, 9.73 once on a fresh
-// Debian 12 (the tree shapes itself, and filters keep the bits of the tree
-// they were built for); the bounds are about twice that spread from its
-// middle, and exclude an average off by 10%.
+// spec's memory: 9.39-10.48 bits per key in 17 runs, the lowest while
+// other work loaded the machine (the tree shapes itself, and filters keep
+// the bits of the tree they were built for); the bounds are about twice
+// that spread from its middle, cut to exclude an average 10% off.
 TEST(RocksDBAutoTest, ListenerPlansUniversalRuns) {
   const Loaded l = LoadNaturalTree("auto:10", true, /*universal=*/true);
   std::printf("auto:10, universal, listener: %s\n", Describe(l).c_str());
@@ -225,8 +225,8 @@ TEST(RocksDBAutoTest, ListenerPlansUniversalRuns) {
   // for these, a Bloom kind for a rare tiny one.)
   EXPECT_GT(l.kinds.count(FilterKind::kBlockedBloom), 0u) << Describe(l);
   EXPECT_GT(l.kinds.count(FilterKind::kRibbon), 0u) << Describe(l);
-  EXPECT_GE(l.bits_per_key, 9.3) << Describe(l);
-  EXPECT_LE(l.bits_per_key, 10.9) << Describe(l);
+  EXPECT_GT(l.bits_per_key, 9.0) << Describe(l);
+  EXPECT_LT(l.bits_per_key, 11.0) << Describe(l);
 }
 
 // Without it, the model tree: kinds mixed too, memory above the spec's
