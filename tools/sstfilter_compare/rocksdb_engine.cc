@@ -43,6 +43,9 @@
 // each run reports its own.
 
 #include <fcntl.h>
+#if __has_include(<rocksdb/advanced_cache.h>)
+#include <rocksdb/advanced_cache.h>  // RocksDB 8+: Cache's definition
+#endif
 #include <rocksdb/cache.h>
 #include <rocksdb/convenience.h>
 #include <rocksdb/db.h>
