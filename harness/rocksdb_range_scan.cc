@@ -170,10 +170,12 @@ rocksdb::Status WaitForCompactions(rocksdb::DB* db, bool compaction_pending) {
       "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending",
       "rocksdb.num-running-compactions", "rocksdb.compaction-pending"};
   const size_t busy_properties = compaction_pending ? 4 : 3;
-  // A finished compaction may schedule the next one a moment later.
-  constexpr int kQuietPolls = 3;
+  // A finished flush or compaction may schedule the next one a moment
+  // later; until its thread starts only "compaction-pending" shows it, so
+  // without that property the quiet must last longer.
+  const int quiet_polls = compaction_pending ? 3 : 200;
   int quiet = 0;
-  while (quiet < kQuietPolls) {
+  while (quiet < quiet_polls) {
     uint64_t errors = 0;
     if (db->GetIntProperty("rocksdb.background-errors", &errors) &&
         errors != 0) {

@@ -36,6 +36,7 @@ using test::PresentKey;
 using test::ReadAbsent;
 using test::ScratchDir;
 using test::TableSetup;
+using test::WaitIdle;
 
 // Filters written, by the kind their bytes say.
 struct KindCounts {
@@ -94,33 +95,6 @@ class CountingPolicy final : public rocksdb::FilterPolicy {
   KindCounts* const counts_;
 };
 
-void WaitIdle(rocksdb::DB* db) {
-  for (int i = 0; i < 6000; i++) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
-    if (pending + running + flushes == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ADD_FAILURE() << "compactions did not finish within 60 s";
-}
-
-// Under universal compaction "compaction-pending" may stay set while the
-// picker finds nothing to merge: waits until no flush or compaction has
-// run for 200 ms.
-void WaitUniversalIdle(rocksdb::DB* db) {
-  int idle = 0;
-  for (int i = 0; i < 6000 && idle < 20; i++) {
-    uint64_t running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
-    idle = running + flushes == 0 ? idle + 1 : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(idle, 20) << "compactions did not finish within 60 s";
-}
-
 struct Loaded {
   std::map<FilterKind, int> kinds;  // filters written, by kind
   double bits_per_key = 0;          // of the tables that stay
@@ -165,7 +139,7 @@ Loaded LoadNaturalTree(const std::string& text, bool listener,
   }
   EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
   if (universal) {
-    WaitUniversalIdle(db.get());
+    WaitIdle(db.get(), /*universal=*/true);
   } else {
     WaitIdle(db.get());
   }

@@ -41,6 +41,7 @@ using test::PresentKey;
 using test::ReadAbsent;
 using test::ScratchDir;
 using test::TableSetup;
+using test::WaitIdle;
 using test::WriteKeys;
 
 constexpr uint64_t kKeys = 20000;
@@ -121,35 +122,6 @@ std::vector<std::string> FilesAt(rocksdb::DB* db, int level) {
     out.push_back(f.name);
   }
   return out;
-}
-
-// Waits until no flush or compaction runs or is pending (RocksDB 7.8 has
-// no WaitForCompact).
-void WaitIdle(rocksdb::DB* db) {
-  for (int i = 0; i < 6000; i++) {
-    uint64_t pending = 0, running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.compaction-pending", &pending);
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
-    if (pending + running + flushes == 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ADD_FAILURE() << "compactions did not finish within 60 s";
-}
-
-// Under universal compaction "compaction-pending" may stay set while the
-// picker finds nothing to merge: waits until no flush or compaction has
-// run for 200 ms.
-void WaitUniversalIdle(rocksdb::DB* db) {
-  int idle = 0;
-  for (int i = 0; i < 6000 && idle < 20; i++) {
-    uint64_t running = 0, flushes = 0;
-    db->GetIntProperty("rocksdb.num-running-compactions", &running);
-    db->GetIntProperty("rocksdb.num-running-flushes", &flushes);
-    idle = running + flushes == 0 ? idle + 1 : 0;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_EQ(idle, 20) << "compactions did not finish within 60 s";
 }
 
 class RocksDBByLevelTest : public ::testing::TestWithParam<std::string> {
@@ -569,6 +541,24 @@ void LoadOptionsFile(const std::string& dir, const std::string& text,
       << contents;
 }
 
+// `o`, made for `policy` (of the spec `text`), gets the level listener as
+// `attach` says: in code, or by option strings at the first open and from
+// the OPTIONS file RocksDB wrote in `dir` at a `reopen`.
+void AttachListener(const std::string& text,
+                    const std::shared_ptr<const rocksdb::FilterPolicy>& policy,
+                    Attach attach, bool reopen, const std::string& dir,
+                    rocksdb::Options* o) {
+  if (attach == Attach::kCode) {
+    std::shared_ptr<rocksdb::EventListener> listener;
+    ASSERT_TRUE(NewRocksDBLevelListener(policy, &listener).ok());
+    o->listeners.push_back(listener);
+  } else if (!reopen) {
+    ConfigureFromStrings(text, o);
+  } else {
+    LoadOptionsFile(dir, text, o);
+  }
+}
+
 // by_level on the listener's tree: each new table gets the bits of its run
 // in the plan of the real tree, also after a reopen.
 void ListenerPlansOnTheRealTree(const std::string& text, Attach attach) {
@@ -581,15 +571,7 @@ void ListenerPlansOnTheRealTree(const std::string& text, Attach attach) {
     TableSetup t;
     t.policy = MustPolicy(text);
     rocksdb::Options o = MakeOptions(t);
-    if (attach == Attach::kCode) {
-      std::shared_ptr<rocksdb::EventListener> listener;
-      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
-      o.listeners.push_back(listener);
-    } else if (!opened) {
-      ConfigureFromStrings(text, &o);
-    } else {
-      LoadOptionsFile(dir.path(), text, &o);
-    }
+    AttachListener(text, t.policy, attach, opened, dir.path(), &o);
     opened = true;
     o.num_levels = 3;
     o.level0_file_num_compaction_trigger = 3;
@@ -687,14 +669,8 @@ void ListenerPlansUniversalRuns(const std::string& text, Attach attach) {
     TableSetup t;
     t.policy = MustPolicy(text);
     rocksdb::Options o = MakeOptions(t);
-    if (attach == Attach::kCode) {
-      std::shared_ptr<rocksdb::EventListener> listener;
-      ASSERT_TRUE(NewRocksDBLevelListener(t.policy, &listener).ok());
-      o.listeners.push_back(listener);
-    } else if (!opened) {
-      ConfigureFromStrings(text, &o);
-    } else {
-      LoadOptionsFile(dir.path(), text, &o);
+    AttachListener(text, t.policy, attach, opened, dir.path(), &o);
+    if (attach == Attach::kOptions && opened) {
       EXPECT_EQ(o.compaction_style, rocksdb::kCompactionStyleUniversal);
     }
     opened = true;
@@ -1227,7 +1203,7 @@ std::vector<RunBits> UniversalTreeRuns(const std::string& text) {
     EXPECT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
   }
   EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  WaitUniversalIdle(db.get());
+  WaitIdle(db.get(), /*universal=*/true);
   std::map<uint64_t, int> level_of;
   for (const auto& lm : Meta(db.get(), nullptr).levels) {
     for (const auto& f : lm.files) level_of[f.file_number] = lm.level;

@@ -25,6 +25,7 @@
 
 #include "adapters/rocksdb/rocksdb_compat.h"
 #include "harness/keys.h"
+#include "harness/rocksdb_range_scan.h"
 #include "harness/scratch.h"
 #include "sstfilter/params.h"
 #include "sstfilter/rocksdb.h"
@@ -38,6 +39,15 @@ class ScratchDir : public harness::ScratchDir {
  public:
   ScratchDir() : harness::ScratchDir("sstfilter_rocksdb") {}
 };
+
+// Waits until `db` runs no flush or compaction and has none pending
+// (harness::WaitForCompactions). `universal`: without RocksDB's
+// "compaction-pending", which universal compaction can leave set.
+// REQUIRES: the test links sstfilter_harness_rocksdb.
+inline void WaitIdle(rocksdb::DB* db, bool universal = false) {
+  const rocksdb::Status s = harness::WaitForCompactions(db, !universal);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
 
 // Keys with an 11-byte prefix "p" + 10 digits and a 2-byte suffix. Present
 // key i has prefix number 8 * (i / 4), shared by four keys. Missing keys
