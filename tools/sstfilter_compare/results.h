@@ -95,9 +95,11 @@ struct PolicyRun {
     }
     return nullptr;
   }
-  // H of the tree's sorted runs (bound.h), or -1 if its tables are unknown
-  // (LevelDB).
-  double run_entropy() const { return RunEntropy(SortedRunKeys(build.tables)); }
+  // H of the tree's sorted runs (bound.h), or -1 if its tables are unknown.
+  double run_entropy() const {
+    return RunEntropy(
+        SortedRunKeys(build.tables.empty() ? build.shape : build.tables));
+  }
   // The information bound on reads per absent Get at this run's filter
   // bits per key (bound.h), or -1 if its tree is unknown or it has no
   // filters.
