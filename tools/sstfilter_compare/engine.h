@@ -89,6 +89,10 @@ struct BuildResult {
   uint64_t num_entries = 0;            // entries in all tables
   std::vector<int> files_per_level;
   std::vector<FilterTable> tables;  // RocksDB: every table (for X@Y)
+  // LevelDB, whose filters are per data block, not per table: every
+  // table's level and entries (no filter bytes), the tree's shape for the
+  // information bound (bound.h). RocksDB's is `tables`.
+  std::vector<FilterTable> shape;
   std::vector<std::string> notes;
 };
 

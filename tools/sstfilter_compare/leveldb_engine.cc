@@ -33,6 +33,7 @@
 #include <leveldb/filter_policy.h>
 #include <leveldb/iterator.h>
 #include <leveldb/options.h>
+#include <leveldb/table.h>
 #include <leveldb/write_batch.h>
 
 #include <algorithm>
@@ -292,9 +293,10 @@ Status AddTableBlocks(const std::string& path, const std::string& meta_key,
 }
 
 // Parses the "leveldb.sstables" property: per level, lines
-// " <number>:<size>[<smallest> .. <largest>]".
+// " <number>:<size>[<smallest> .. <largest>]". *numbers gets each table's
+// number, *levels its level.
 void ParseSSTables(const std::string& text, std::vector<int>* per_level,
-                   std::vector<uint64_t>* numbers) {
+                   std::vector<uint64_t>* numbers, std::vector<int>* levels) {
   int level = -1;
   size_t start = 0;
   while (start < text.size()) {
@@ -315,7 +317,29 @@ void ParseSSTables(const std::string& text, std::vector<int>* per_level,
     if (after == line.c_str() + 1 || *after != ':') continue;
     (*per_level)[static_cast<size_t>(level)]++;
     numbers->push_back(number);
+    levels->push_back(level);
   }
+}
+
+// The entries of the table at `path`, read with LevelDB's own reader
+// outside the database (no cache, no filter; not counted).
+Status CountEntries(const std::string& path, uint64_t size, uint64_t* out) {
+  leveldb::Env* env = leveldb::Env::Default();
+  leveldb::RandomAccessFile* raw = nullptr;
+  leveldb::Status s = env->NewRandomAccessFile(path, &raw);
+  if (!s.ok()) return EngineError("leveldb open " + path, s.ToString());
+  const std::unique_ptr<leveldb::RandomAccessFile> file(raw);
+  leveldb::Table* table = nullptr;
+  s = leveldb::Table::Open(leveldb::Options(), file.get(), size, &table);
+  if (!s.ok()) return EngineError("leveldb Table::Open " + path, s.ToString());
+  const std::unique_ptr<leveldb::Table> owner(table);
+  const std::unique_ptr<leveldb::Iterator> it(
+      table->NewIterator(leveldb::ReadOptions()));
+  *out = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) (*out)++;
+  return it->status().ok()
+             ? Status::OK()
+             : EngineError("leveldb read " + path, it->status().ToString());
 }
 
 // --- the engine
@@ -574,20 +598,26 @@ Status LevelDBEngine::Measure(const std::string& dir, BuildResult* out) {
   std::string sstables;
   db_->GetProperty("leveldb.sstables", &sstables);
   std::vector<uint64_t> numbers;
-  ParseSSTables(sstables, &out->files_per_level, &numbers);
+  std::vector<int> levels;
+  ParseSSTables(sstables, &out->files_per_level, &numbers, &levels);
   FilterBlockStats stats;
   const std::string meta_key =
       policy_ ? std::string("filter.") + policy_->Name() : std::string();
-  for (uint64_t number : numbers) {
+  for (size_t i = 0; i < numbers.size(); i++) {
     char name[32];
     std::snprintf(name, sizeof(name), "/%06llu.ldb",
-                  static_cast<unsigned long long>(number));
+                  static_cast<unsigned long long>(numbers[i]));
     const std::string path = dir + name;
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     if (!f) return EngineError("leveldb", "cannot open table " + path);
-    out->table_bytes += static_cast<uint64_t>(f.tellg());
-    const Status err = AddTableBlocks(path, meta_key, &stats);
+    const uint64_t size = static_cast<uint64_t>(f.tellg());
+    out->table_bytes += size;
+    Status err = AddTableBlocks(path, meta_key, &stats);
+    FilterTable t;
+    t.level = levels[i];
+    if (err.ok()) err = CountEntries(path, size, &t.keys);
     if (!err.ok()) return err;
+    out->shape.push_back(t);
   }
   out->index_bytes = stats.index_bytes;
   out->filter_block_bytes = stats.block_bytes;

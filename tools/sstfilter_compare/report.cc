@@ -109,6 +109,14 @@ double Ratio(const PolicyRun& x, const PolicyRun& y, Phase p) {
   return a->reads_per_op() / b->reads_per_op();
 }
 
+// The absent phase's reads per op over the information bound of the run's
+// tree (bound.h), or -1 (another phase, or unknown).
+double RatioVsBound(const Report& report, const PolicyRun& run,
+                    const PhaseResult& phase) {
+  return phase.phase == Phase::kAbsent ? run.ratio_vs_bound(report.num_keys)
+                                       : -1;
+}
+
 std::string OrDash(double v, const char* format) {
   return v < 0 ? "-" : Printf(format, v);
 }
@@ -189,8 +197,8 @@ namespace {
 // The lookups table, one row per phase of every run.
 std::string LookupsText(const Report& report) {
   TextTable lookups({"engine", "policy", "phase", "ops", "probes/op", "FPR %",
-                     "reads/op", "x base", "bytes/op", "kops/s", "p50 us",
-                     "p99 us"});
+                     "reads/op", "x base", "x bound", "bytes/op", "kops/s",
+                     "p50 us", "p99 us"});
   for (const PolicyRun& r : report.runs) {
     if (r.skipped) continue;
     for (const PhaseResult& p : r.phases) {
@@ -201,6 +209,7 @@ std::string LookupsText(const Report& report) {
                    fpr < 0 ? "-" : Printf("%.4f", 100 * fpr),
                    Printf("%.4f", p.reads_per_op()),
                    OrDash(RatioVsBase(report, r, p), "%.3f"),
+                   OrDash(RatioVsBound(report, r, p), "%.2f"),
                    Printf("%.0f", p.bytes_per_op()),
                    Printf("%.1f", p.ops_per_second() / 1000),
                    Printf("%.1f", p.p50_us), Printf("%.1f", p.p99_us)});
@@ -216,7 +225,10 @@ std::string LookupsText(const Report& report) {
       "phase early; probes: filter queries; reads: table-file reads, i.e. "
       "data blocks; x base: reads/op over those of " +
       (bases.empty() ? std::string("(no baseline ran)") : bases) +
-      " in the same phase; latency per Get or MultiGet call)\n";
+      " in the same phase; x bound: absent reads/op over the information "
+      "bound 2^-(b - H) for the tree at the filter bits/key b, H the entropy "
+      "of its sorted runs' key shares, 1.00 at the limit; latency per Get or "
+      "MultiGet call)\n";
   out += lookups.Render();
   return out;
 }
@@ -402,8 +414,8 @@ std::string FormatCsv(const Report& report) {
       "filter_build_compaction_s,filter_build_other_s,filter_build_by_table,"
       "filter_build_predicted_s,"
       "tree,phase,ops,calls,found,seconds,"
-      "time_capped,probes_per_op,fpr,reads_per_op,ratio_vs_base,bytes_per_op,"
-      "ops_per_s,p50_us,p99_us\n";
+      "time_capped,probes_per_op,fpr,reads_per_op,ratio_vs_base,"
+      "ratio_vs_bound,bytes_per_op,ops_per_s,p50_us,p99_us\n";
   for (const PolicyRun& r : report.runs) {
     if (r.skipped) continue;
     for (const PhaseResult& p : r.phases) {
@@ -438,6 +450,7 @@ std::string FormatCsv(const Report& report) {
           CsvMaybe(p.fpr()),
           Num(p.reads_per_op()),
           CsvMaybe(RatioVsBase(report, r, p)),
+          CsvMaybe(RatioVsBound(report, r, p)),
           Num(p.bytes_per_op()),
           Num(p.ops_per_second()),
           Num(p.p50_us),
@@ -494,6 +507,8 @@ Json BuildJson(const PolicyRun& r, uint64_t n) {
       {"bits_per_key_disk", r.bits_per_key_disk(n)},
       {"bits_per_key_memory", JsonMaybe(r.bits_per_key_memory(n))},
       {"keys_per_filter", r.keys_per_filter(n)},
+      {"run_entropy", JsonMaybe(r.run_entropy())},
+      {"absent_reads_bound", JsonMaybe(r.absent_reads_bound(n))},
       {"tree", Tree(b)},
       {"files_per_level", b.files_per_level},
       {"tables", tables},
@@ -520,6 +535,7 @@ Json PhaseJson(const Report& report, const PolicyRun& r, const PhaseResult& p) {
       {"fpr", JsonMaybe(p.fpr())},
       {"reads_per_op", p.reads_per_op()},
       {"ratio_vs_base", JsonMaybe(RatioVsBase(report, r, p))},
+      {"ratio_vs_bound", JsonMaybe(RatioVsBound(report, r, p))},
       {"bytes_per_op", p.bytes_per_op()},
       {"ops_per_s", p.ops_per_second()},
       {"p50_us", p.p50_us},

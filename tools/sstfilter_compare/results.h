@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "tools/sstfilter_compare/bound.h"
 #include "tools/sstfilter_compare/engine.h"
 #include "tools/sstfilter_compare/policies.h"
 #include "tools/sstfilter_compare/workload.h"
@@ -93,6 +94,26 @@ struct PolicyRun {
       if (r.phase == p) return &r;
     }
     return nullptr;
+  }
+  // H of the tree's sorted runs (bound.h), or -1 if its tables are unknown.
+  double run_entropy() const {
+    return RunEntropy(
+        SortedRunKeys(build.tables.empty() ? build.shape : build.tables));
+  }
+  // The information bound on reads per absent Get at this run's filter
+  // bits per key (bound.h), or -1 if its tree is unknown or it has no
+  // filters.
+  double absent_reads_bound(uint64_t keys) const {
+    const double h = run_entropy();
+    if (h < 0 || build.filter_block_bytes == 0 || keys == 0) return -1;
+    return AbsentReadsBound(bits_per_key_disk(keys), h);
+  }
+  // The absent phase's reads per Get over the bound, or -1.
+  double ratio_vs_bound(uint64_t keys) const {
+    const PhaseResult* a = Find(Phase::kAbsent);
+    const double bound = absent_reads_bound(keys);
+    if (a == nullptr || a->ops == 0 || bound <= 0) return -1;
+    return a->reads_per_op() / bound;
   }
 };
 

@@ -123,9 +123,21 @@ std::string Cost(const Verdict& v) {
          " s in the load)";
 }
 
+// "; 1.20x and 4.73x the information bound" (bound.h), or nothing if
+// either is unknown.
+std::string VsBound(const Verdict& v, uint64_t keys) {
+  const double a = v.ours->ratio_vs_bound(keys);
+  const double b = v.rival->ratio_vs_bound(keys);
+  if (a < 0 || b < 0) return "";
+  return "; " + Fixed(a, 2) + "x and " + Fixed(b, 2) +
+         "x the information bound";
+}
+
 // " at equal memory (<prefix>filter bytes: RocksDB's Ribbon's 1.008x ours;
-// 150 against 345 block reads in 50000 absent Gets each)".
-std::string AtEqualMemory(const Verdict& v, const std::string& prefix) {
+// 150 against 345 block reads in 50000 absent Gets each; 1.20x and 4.73x
+// the information bound)".
+std::string AtEqualMemory(const Verdict& v, uint64_t keys,
+                          const std::string& prefix) {
   const PhaseResult& a = *Absent(*v.ours);
   const PhaseResult& b = *Absent(*v.rival);
   const std::string gets = a.ops == b.ops
@@ -136,10 +148,10 @@ std::string AtEqualMemory(const Verdict& v, const std::string& prefix) {
          "filter bytes: " + v.rival->policy.BuiltinName() + "'s " +
          Fixed(v.bytes_ratio, 3) + "x ours; " + std::to_string(a.io.reads) +
          " against " + std::to_string(b.io.reads) + " block reads in " + gets +
-         ")";
+         VsBound(v, keys) + ")";
 }
 
-std::string Line(const Verdict& v) {
+std::string Line(const Verdict& v, uint64_t keys) {
   const std::string title = EngineTitle(v.engine) + ": ";
   if (v.ours == nullptr) {
     return title +
@@ -156,17 +168,17 @@ std::string Line(const Verdict& v) {
   if (a.io.reads == b.io.reads && a.ops == b.ops) {
     return title + "tie: " + Named(*v.ours) + " and " + rival + " (" +
            rival_filter + ") read as often for absent keys" +
-           AtEqualMemory(v, "") + Cost(v);
+           AtEqualMemory(v, keys, "") + Cost(v);
   }
   if (v.ratio >= 0 && v.ratio < 1) {
     return title + Named(*v.ours) + " reads " + Fixed(v.ratio, 2) + "x " +
            rival + "'s absent-key reads" +
-           AtEqualMemory(v, rival_filter + "; ") + Cost(v);
+           AtEqualMemory(v, keys, rival_filter + "; ") + Cost(v);
   }
   return title + rival + " wins: " + rival_filter + " reads " +
          Fixed(b.reads_per_op() / a.reads_per_op(), 2) +
          "x the absent-key reads of " + Named(*v.ours) + ", our best," +
-         AtEqualMemory(v, "") + Cost(v);
+         AtEqualMemory(v, keys, "") + Cost(v);
 }
 
 }  // namespace
@@ -191,7 +203,7 @@ std::vector<Verdict> Verdicts(const Report& report) {
                           : static_cast<double>(v.rival->build.filter_bytes) /
                                 static_cast<double>(v.ours->build.filter_bytes);
     }
-    v.text = Line(v);
+    v.text = Line(v, report.num_keys);
     out.push_back(v);
   }
   return out;
