@@ -131,18 +131,7 @@ Loaded LoadNaturalTree(const std::string& text, bool listener,
   auto db = OpenDB(o, dir.path());
   if (!db) return out;
   constexpr uint64_t kMany = 200000;
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  for (uint64_t i = 0; i < kMany; i++) {
-    const uint64_t k = (i * 7919) % kMany;  // levels overlap
-    EXPECT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
-  }
-  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  if (universal) {
-    WaitIdle(db.get(), /*universal=*/true);
-  } else {
-    WaitIdle(db.get());
-  }
+  test::LoadOverlappingKeys(db.get(), kMany, universal);
   double bits = 0, keys = 0;
   for (const auto& [file, p] : test::AllTables(db.get())) {
     bits += 8.0 * static_cast<double>(p->filter_size);

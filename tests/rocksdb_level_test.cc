@@ -267,15 +267,7 @@ TEST_P(RocksDBByLevelTest, AutomaticCompactionsKeepEveryKey) {
   auto db = OpenDB(o, dir.path());
   ASSERT_TRUE(db);
   constexpr uint64_t kMany = 200000;
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  for (uint64_t i = 0; i < kMany; i++) {
-    // A fixed permutation of the keys, so levels overlap.
-    const uint64_t k = (i * 7919) % kMany;
-    ASSERT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
-  }
-  ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  WaitIdle(db.get());
+  test::LoadOverlappingKeys(db.get(), kMany);
   std::map<int, std::pair<double, double>> per_level;  // bits, keys
   double bits = 0, keys = 0;
   for (const TableFile& f : Tables(db.get())) {
@@ -1144,14 +1136,7 @@ double NaturalTreeSpend(const std::string& text, bool listener) {
   auto db = OpenDB(o, dir.path());
   if (!db) return 0;
   constexpr uint64_t kMany = 200000;
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  for (uint64_t i = 0; i < kMany; i++) {
-    const uint64_t k = (i * 7919) % kMany;  // levels overlap
-    EXPECT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
-  }
-  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  WaitIdle(db.get());
+  test::LoadOverlappingKeys(db.get(), kMany);
   double bits = 0, uniform_bits = 0;
   for (const TableFile& f : Tables(db.get())) {
     bits += 8.0 * static_cast<double>(f.filter_bytes);
@@ -1196,14 +1181,7 @@ std::vector<RunBits> UniversalTreeRuns(const std::string& text) {
   auto db = OpenDB(o, dir.path());
   if (!db) return {};
   constexpr uint64_t kMany = 200000;
-  rocksdb::WriteOptions wo;
-  wo.disableWAL = true;
-  for (uint64_t i = 0; i < kMany; i++) {
-    const uint64_t k = (i * 7919) % kMany;  // runs overlap
-    EXPECT_TRUE(db->Put(wo, PresentKey(k), test::ValueOf(k)).ok());
-  }
-  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
-  WaitIdle(db.get(), /*universal=*/true);
+  test::LoadOverlappingKeys(db.get(), kMany, /*universal=*/true);
   std::map<uint64_t, int> level_of;
   for (const auto& lm : Meta(db.get(), nullptr).levels) {
     for (const auto& f : lm.files) level_of[f.file_number] = lm.level;

@@ -76,6 +76,22 @@ inline bool IsPresentKey(const std::string& key) {
 }
 inline std::string ValueOf(uint64_t i) { return "value-" + std::to_string(i); }
 
+// Puts keys 0 .. n-1 (PresentKey, ValueOf) in an order that makes the
+// tables of a natural tree overlap (a stride of 7919), WAL off, then
+// flushes and waits until no flush or compaction runs (WaitIdle). REQUIRES:
+// n not a multiple of 7919.
+inline void LoadOverlappingKeys(rocksdb::DB* db, uint64_t n,
+                                bool universal = false) {
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (uint64_t i = 0; i < n; i++) {
+    const uint64_t k = (i * 7919) % n;
+    EXPECT_TRUE(db->Put(wo, PresentKey(k), ValueOf(k)).ok());
+  }
+  EXPECT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  WaitIdle(db, universal);
+}
+
 inline std::shared_ptr<const rocksdb::FilterPolicy> MustPolicy(
     const std::string& spec) {
   std::shared_ptr<const rocksdb::FilterPolicy> p;
