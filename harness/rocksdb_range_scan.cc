@@ -173,7 +173,7 @@ rocksdb::Status WaitForCompactions(rocksdb::DB* db, bool compaction_pending) {
   // A finished flush or compaction may schedule the next one a moment
   // later; until its thread starts only "compaction-pending" shows it, so
   // without that property the quiet must last longer.
-  const int quiet_polls = compaction_pending ? 3 : 200;
+  const int quiet_polls = compaction_pending ? 3 : 50;
   int quiet = 0;
   while (quiet < quiet_polls) {
     uint64_t errors = 0;

@@ -126,7 +126,7 @@ class RangeSampler {
 // `compaction_pending` false, "rocksdb.compaction-pending" is not waited
 // for: under universal compaction RocksDB 7.8 can leave it set with no
 // compaction running or to come (seen on natural trees of 10^6 keys); the
-// others must then stay 0 for 200 polls (a compaction just scheduled shows
+// others must then stay 0 for 50 polls (a compaction just scheduled shows
 // in no other property until its thread starts).
 rocksdb::Status WaitForCompactions(rocksdb::DB* db,
                                    bool compaction_pending = true);
