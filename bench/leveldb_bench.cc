@@ -64,7 +64,7 @@ std::string Key(uint64_t i, char last = 'a') {
 // At 10 bits/key, and bloom:9, whose filters take about the bytes on disk
 // of LevelDB's Bloom at 10 (our trailer is a few bytes longer).
 const char* const kSpecs[] = {"bloom:10", "blocked_bloom:10", "cuckoo:10",
-                              "bloom:9"};
+                              "bloom:9", "ribbon:9"};
 constexpr uint64_t kAbsentGets = 200000;
 
 struct Policy {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "policy/format.h"
+#include "policy/ribbon/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
@@ -351,6 +352,36 @@ TEST(RibbonTest, GoldenDense) {
   int matches = 0;
   for (uint64_t i = 0; i < 100000; i++) matches += r.MayMatch(AbsentKey(i));
   EXPECT_EQ(matches, 411);
+}
+
+// The dense form's column j is bits [j m, (j + 1) m) of its payload,
+// least significant bit first, read from exactly ceil(m r / 8) bytes (a
+// heap buffer of that size: ASan sees any read past it).
+TEST(RibbonTest, DenseColumnsAreTheirBitsOfThePayload) {
+  uint64_t x = 0x9e3779b97f4a7c15;
+  for (uint32_t m = 1; m <= 64; m++) {
+    for (uint32_t r = 1; r <= internal::kRibbonMaxColumns; r++) {
+      const size_t bytes = (size_t{m} * r + 7) / 8;
+      std::unique_ptr<uint8_t[]> payload(new uint8_t[bytes]);
+      for (size_t i = 0; i < bytes; i++) {
+        x = x * 6364136223846793005 + 1442695040888963407;
+        payload[i] = static_cast<uint8_t>(x >> 56);
+      }
+      internal::RibbonDense dense;
+      dense.data = payload.get();
+      dense.m = m;
+      dense.r = r;
+      for (uint32_t j = 0; j < r; j++) {
+        uint64_t want = 0;
+        for (uint32_t b = 0; b < m; b++) {
+          const uint64_t bit = uint64_t{j} * m + b;
+          want |= uint64_t{(payload[bit / 8] >> (bit % 8)) & 1u} << b;
+        }
+        ASSERT_EQ(dense.Column(j), want)
+            << "m=" << m << " r=" << r << " j=" << j;
+      }
+    }
+  }
 }
 
 // The banded form (form 1), which builders wrote for n > 64 keys before the

@@ -320,14 +320,22 @@ struct RibbonDense {
   uint64_t RowMask() const {
     return m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
   }
-  // Bits [pos, pos + m) of the payload; reads only bytes that hold them.
+  // Bits [pos, pos + m) of the payload; reads only the payload's
+  // ceil(m r / 8) bytes. Payloads of 8 bytes or more load the 8 bytes from
+  // the column's first byte, or the payload's last 8 where fewer remain.
   uint64_t Column(uint32_t j) const {
     const uint64_t pos = uint64_t{j} * m;
     const uint64_t first = pos / 8, last = (pos + m - 1) / 8;
     const unsigned shift = static_cast<unsigned>(pos % 8);
+    const uint64_t bytes = (uint64_t{m} * r + 7) / 8;
     uint64_t v = 0;
-    for (uint64_t i = first; i <= last && i < first + 8; i++) {
-      v |= static_cast<uint64_t>(data[i]) << (8 * (i - first));
+    if (bytes >= 8) {
+      const uint64_t at = first + 8 <= bytes ? first : bytes - 8;
+      v = DecodeFixed64(data + at) >> (8 * (first - at));
+    } else {
+      for (uint64_t i = first; i <= last; i++) {
+        v |= static_cast<uint64_t>(data[i]) << (8 * (i - first));
+      }
     }
     v >>= shift;
     if (last == first + 8)
