@@ -34,6 +34,18 @@ inline double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// Nanoseconds since `t`, for timings summed over many short calls.
+inline uint64_t NanosSince(Clock::time_point t) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t)
+          .count());
+}
+
+// `nanos` spread over `keys` keys (no keys: `nanos` itself).
+inline double NanosPerKey(uint64_t nanos, uint64_t keys) {
+  return static_cast<double>(nanos) / static_cast<double>(keys == 0 ? 1 : keys);
+}
+
 // An engine or file-system failure: "<what>: <the engine's message>".
 inline Status EngineError(const std::string& what, const std::string& message) {
   return Status::IOError(what + ": " + message);

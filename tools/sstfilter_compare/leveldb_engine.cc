@@ -181,9 +181,7 @@ class InstrumentedPolicy final : public leveldb::FilterPolicy {
                     std::string* dst) const override {
     const Clock::time_point t = Clock::now();
     inner_->CreateFilter(keys, n, dst);
-    const auto nanos = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t)
-            .count());
+    const uint64_t nanos = NanosSince(t);
     nanos_.fetch_add(nanos, std::memory_order_relaxed);
     filters_.fetch_add(1, std::memory_order_relaxed);
     std::lock_guard<std::mutex> l(mu_);
@@ -418,13 +416,9 @@ class LevelDBEngine final : public Engine {
       const Clock::time_point start = Clock::now();
       policy->CreateFilter(slices.data(), static_cast<int>(keys_per_filter),
                            &dst);
-      nanos += static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
-                                                               start)
-              .count());
+      nanos += NanosSince(start);
     }
-    *ns_per_key =
-        static_cast<double>(nanos) / static_cast<double>(next == 0 ? 1 : next);
+    *ns_per_key = NanosPerKey(nanos, next);
     return Status::OK();
   }
 

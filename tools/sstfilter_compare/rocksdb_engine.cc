@@ -155,16 +155,29 @@ class TimedListener final : public rocksdb::EventListener {
   void Timed(F f) {
     const Clock::time_point start = Clock::now();
     f();
-    nanos_->fetch_add(static_cast<uint64_t>(
-                          std::chrono::duration_cast<std::chrono::nanoseconds>(
-                              Clock::now() - start)
-                              .count()),
-                      std::memory_order_relaxed);
+    nanos_->fetch_add(NanosSince(start), std::memory_order_relaxed);
   }
 
   const std::shared_ptr<rocksdb::EventListener> inner_;
   std::atomic<uint64_t>* const nanos_;
 };
+
+// A builder of `policy` for a table that leveled compaction writes at
+// `level` of `num_levels` (-1: not known) for `reason`, as RocksDB asks for
+// one. The builder keeps nothing of the context.
+std::unique_ptr<rocksdb::FilterBitsBuilder> NewLeveledBuilder(
+    const std::shared_ptr<const rocksdb::FilterPolicy>& policy, int num_levels,
+    int level, rocksdb::TableFileCreationReason reason) {
+  rocksdb::BlockBasedTableOptions table;
+  table.filter_policy = policy;
+  rocksdb::FilterBuildingContext context(table);
+  context.compaction_style = rocksdb::kCompactionStyleLevel;
+  context.num_levels = num_levels;
+  context.level_at_creation = level;
+  context.reason = reason;
+  return std::unique_ptr<rocksdb::FilterBitsBuilder>(
+      policy->GetBuilderWithContext(context));
+}
 
 Status Err(const char* what, const rocksdb::Status& s) {
   return EngineError(std::string("rocksdb ") + what, s.ToString());
@@ -635,15 +648,10 @@ Status RocksDBEngine::BuiltinFilterBytes(const Policy& p, int level, uint64_t n,
   Status err = MakePolicy(p, &policy);
   if (!err.ok()) return err;
   if (!policy) return Status::NotSupported("no filter");
-  rocksdb::BlockBasedTableOptions t;
-  t.filter_policy = policy;
-  rocksdb::FilterBuildingContext context(t);
-  context.compaction_style = rocksdb::kCompactionStyleLevel;
-  context.level_at_creation = level;
-  context.reason = level == 0 ? rocksdb::TableFileCreationReason::kFlush
-                              : rocksdb::TableFileCreationReason::kCompaction;
-  std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
-      policy->GetBuilderWithContext(context));
+  std::unique_ptr<rocksdb::FilterBitsBuilder> builder = NewLeveledBuilder(
+      policy, /*num_levels=*/-1, level,
+      level == 0 ? rocksdb::TableFileCreationReason::kFlush
+                 : rocksdb::TableFileCreationReason::kCompaction);
   if (!builder) return Status::NotSupported("no filter builder");
   KeySpace keys(n, 16, 0, 0);
   std::string key;
@@ -699,24 +707,19 @@ Status RocksDBEngine::TimeFilterBuild(const Policy& p, const BuildSlice& slice,
   Status err = MakePolicy(p, &policy);
   if (!err.ok()) return err;
   if (!policy) return Status::NotSupported("no filter");
-  rocksdb::BlockBasedTableOptions t;
-  t.filter_policy = policy;
-  rocksdb::FilterBuildingContext context(t);
-  context.compaction_style = rocksdb::kCompactionStyleLevel;
-  context.num_levels =
+  const int num_levels =
       tree_.natural ? rocksdb::Options().num_levels : tree_.levels + 1;
-  context.level_at_creation = slice.level;
-  context.reason = slice.reason == "flush"
-                       ? rocksdb::TableFileCreationReason::kFlush
-                   : slice.reason == "compaction"
-                       ? rocksdb::TableFileCreationReason::kCompaction
-                       : rocksdb::TableFileCreationReason::kMisc;
+  const rocksdb::TableFileCreationReason reason =
+      slice.reason == "flush" ? rocksdb::TableFileCreationReason::kFlush
+      : slice.reason == "compaction"
+          ? rocksdb::TableFileCreationReason::kCompaction
+          : rocksdb::TableFileCreationReason::kMisc;
   KeySpace keys(keys_per_filter * filters, 16, 0, 1);
   std::string key;
   uint64_t nanos = 0, next = 0;
   for (uint64_t f = 0; f < filters; f++) {
-    std::unique_ptr<rocksdb::FilterBitsBuilder> builder(
-        policy->GetBuilderWithContext(context));
+    std::unique_ptr<rocksdb::FilterBitsBuilder> builder =
+        NewLeveledBuilder(policy, num_levels, slice.level, reason);
     if (!builder) return Status::NotSupported("no filter builder");
     for (uint64_t i = 0; i < keys_per_filter; i++) {
       keys.Key(next++, &key);
@@ -725,13 +728,9 @@ Status RocksDBEngine::TimeFilterBuild(const Policy& p, const BuildSlice& slice,
     std::unique_ptr<const char[]> buf;
     const Clock::time_point start = Clock::now();
     builder->Finish(&buf);
-    nanos += static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
-                                                             start)
-            .count());
+    nanos += NanosSince(start);
   }
-  *ns_per_key =
-      static_cast<double>(nanos) / static_cast<double>(next == 0 ? 1 : next);
+  *ns_per_key = NanosPerKey(nanos, next);
   return Status::OK();
 }
 
