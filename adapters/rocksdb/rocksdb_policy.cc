@@ -324,53 +324,51 @@ class Policy final : public rocksdb::FilterPolicy {
         return;
       }
     }
-    const char* cf = context.column_family_name.c_str();
+    const std::string cf =
+        "column family \"" + context.column_family_name + "\"";
+    const std::string listener = kLevelListenerId;
     // What by_level does without the tree.
-    const char* fallback =
+    const std::string fallback =
         context.compaction_style == rocksdb::kCompactionStyleUniversal
             ? "gives every filter the spec's average bits per key (under "
               "universal compaction there is no model tree), small sorted "
               "runs as many as big ones"
             : "sizes its filters on a model tree, which spends about 20% "
               "more filter memory than asked on trees RocksDB shapes";
+    rocksdb::InfoLogLevel level = rocksdb::InfoLogLevel::WARN_LEVEL;
+    std::string text;
     switch (note) {
       case Note::kListened:
-        rocksdb::Log(rocksdb::InfoLogLevel::INFO_LEVEL, context.info_log,
-                     "[sstfilter] %s: column family \"%s\" sizes its filters "
-                     "on the tree that the level listener (%s) reports",
-                     id_.c_str(), cf, kLevelListenerId);
+        level = rocksdb::InfoLogLevel::INFO_LEVEL;
+        text = cf + " sizes its filters on the tree that the level listener (" +
+               listener + ") reports";
         break;
       case Note::kShared:
-        rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
-                     "[sstfilter] %s: two open databases share this info "
-                     "log and have a column family \"%s\": by_level cannot "
-                     "tell their trees apart and %s. Fix: give each "
-                     "database its own info_log",
-                     id_.c_str(), cf, fallback);
+        text = "two open databases share this info log and have a " + cf +
+               ": by_level cannot tell their trees apart and " + fallback +
+               ". Fix: give each database its own info_log";
         break;
       case Note::kNoListener:
-        rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
-                     "[sstfilter] %s: no level listener follows column "
-                     "family \"%s\", so by_level %s. Fix: add the line "
-                     "\"listeners={%s}\" to [DBOptions] in the OPTIONS file "
-                     "(or \"listeners=%s\" to the DB options string), with "
-                     "the sstfilter plugin loaded; in C++, "
-                     "sstfilter::NewRocksDBLevelListener",
-                     id_.c_str(), cf, fallback, kLevelListenerId,
-                     kLevelListenerId);
+        text = "no level listener follows " + cf + ", so by_level " + fallback +
+               ". Fix: add the line \"listeners={" + listener +
+               "}\" to [DBOptions] in the OPTIONS file (or \"listeners=" +
+               listener +
+               "\" to the DB options string), with the sstfilter plugin "
+               "loaded; in C++, sstfilter::NewRocksDBLevelListener";
         break;
       case Note::kBoundElsewhere:
-        rocksdb::Log(rocksdb::InfoLogLevel::WARN_LEVEL, context.info_log,
-                     "[sstfilter] %s: this policy has a level listener made "
-                     "by sstfilter::NewRocksDBLevelListener, but this "
-                     "database does not carry one that follows column "
-                     "family \"%s\", so by_level %s. Fix: add the "
-                     "listener to options.listeners before DB::Open, made "
-                     "for this column family (its column_family argument); "
-                     "one policy and listener per column family and database",
-                     id_.c_str(), cf, fallback);
+        text =
+            "this policy has a level listener made by "
+            "sstfilter::NewRocksDBLevelListener, but this database does not "
+            "carry one that follows " +
+            cf + ", so by_level " + fallback +
+            ". Fix: add the listener to options.listeners before DB::Open, "
+            "made for this column family (its column_family argument); one "
+            "policy and listener per column family and database";
         break;
     }
+    rocksdb::Log(level, context.info_log, "[sstfilter] %s: %s", id_.c_str(),
+                 text.c_str());
   }
 
   // GetBuilderWithContext is const, and learns the tree's levels.
