@@ -61,8 +61,9 @@ std::string Key(uint64_t i, char last = 'a') {
   return harness::FixedKeys().Key(i, last);
 }
 
-// At 10 bits/key, and bloom:9, whose filters take about the bytes on disk
-// of LevelDB's Bloom at 10 (our trailer is a few bytes longer).
+// At 10 bits/key, and bloom:9 and ribbon:9, whose filters take about the
+// bytes on disk of LevelDB's Bloom at 10 (our trailer is a few bytes
+// longer; ribbon:9 is what ribbon@leveldb:bloom:10 resolves to).
 const char* const kSpecs[] = {"bloom:10", "blocked_bloom:10", "cuckoo:10",
                               "bloom:9", "ribbon:9"};
 constexpr uint64_t kAbsentGets = 200000;
