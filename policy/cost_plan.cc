@@ -79,7 +79,7 @@ const std::vector<double>& GridFprs(FilterKind kind, uint64_t n) {
     auto it = fprs->find({kind, n});
     if (it != fprs->end()) return it->second;
   }
-  // Computed without the lock: blocked Bloom's take ~50 ms.
+  // Computed without the lock: blocked Bloom's take some milliseconds.
   std::vector<double> out;
   out.reserve(large.size());
   for (const SizePoint& p : large) {
