@@ -204,20 +204,46 @@ std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
 // fraction f of the keys, the difference left shrinks by f each time.
 double LevelSizer::Overspent(const std::vector<Run>& runs,
                              const std::vector<FilterSpec>& specs,
-                             double budget_bits) const {
+                             double budget_bits) {
   double over = 0, keys = 0;
   for (size_t i = 0; i < runs.size(); i++) {
     keys += static_cast<double>(runs[i].keys.keys);
     for (const BuiltFilter& f : runs[i].keys.built) {
-      FilterParams p;
-      if (ParamsForSpec(specs[i], f.keys, &p).ok()) {
-        over += f.bits - 8.0 * static_cast<double>(p.filter_bytes);
-      }
+      const uint64_t bytes = PlannedBytes(specs[i], f.keys);
+      if (bytes > 0) over += f.bits - 8.0 * static_cast<double>(bytes);
     }
   }
   // Spec bits per bit written (a cuckoo spec bit costs 1/0.95 bits).
   const double per_bit = spec_.bits_per_key * keys / budget_bits;
   return over / keys * per_bit;
+}
+
+uint64_t LevelSizer::PlannedBytes(const FilterSpec& spec, uint64_t keys) {
+  {
+    std::lock_guard<std::mutex> lock(planned_mu_);
+    for (const auto& [s, bytes] : planned_) {
+      if (s == spec) {
+        const auto it = bytes.find(keys);
+        if (it != bytes.end()) return it->second;
+        break;
+      }
+    }
+  }
+  // Planned without the lock: another job's plan may need it meanwhile.
+  FilterParams p;
+  const uint64_t bytes =
+      ParamsForSpec(spec, keys, &p).ok() ? p.filter_bytes : uint64_t{0};
+  std::lock_guard<std::mutex> lock(planned_mu_);
+  auto s = std::find_if(planned_.begin(), planned_.end(),
+                        [&](const auto& e) { return e.first == spec; });
+  if (s == planned_.end()) {
+    // A new spec: the oldest goes (by_level's bits move with the tree).
+    if (planned_.size() >= kMaxPlannedSpecs) planned_.erase(planned_.begin());
+    s = planned_.insert(planned_.end(), {spec, {}});
+  }
+  if (s->second.size() >= kMaxPlannedCounts) s->second.clear();
+  s->second[keys] = bytes;
+  return bytes;
 }
 
 const FilterSpec* LevelSizer::ObservedSpec(int level) const {

@@ -116,11 +116,20 @@ class LevelSizer {
                             uint64_t flush_keys) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
   double Overspent(const std::vector<Run>& runs,
-                   const std::vector<FilterSpec>& specs,
-                   double budget_bits) const;
+                   const std::vector<FilterSpec>& specs, double budget_bits);
+  // The bytes of a filter of `spec` for `keys` keys (ParamsForSpec's; 0 if
+  // it fails), remembered: the tree's files come back at every job, most
+  // under the same spec.
+  uint64_t PlannedBytes(const FilterSpec& spec, uint64_t keys);
 
   const FilterSpec spec_;
   std::mutex mu_;
+  // PlannedBytes' answers: for the last kMaxPlannedSpecs specs, oldest
+  // first, bytes by keys (at most kMaxPlannedCounts, then they start over).
+  static constexpr size_t kMaxPlannedSpecs = 16;
+  static constexpr size_t kMaxPlannedCounts = 4096;
+  std::mutex planned_mu_;
+  std::vector<std::pair<FilterSpec, std::map<uint64_t, uint64_t>>> planned_;
   // The model (no listener): the shallowest and deepest levels >= 1 built
   // for, and its plans, cached per (top, bottom).
   int top_ = std::numeric_limits<int>::max();
