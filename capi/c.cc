@@ -28,7 +28,8 @@
 
 // The C names of the kind bytes mirror sstfilter::FilterKind (C cannot
 // read the kinds table): a kind added there adds its enumerator here
-// (tests/c_api_test.cc checks that the last one is the table's last kind).
+// (SpecTest.EveryKindHasANameAndACName checks that the last one is the
+// table's last kind).
 static_assert(SSTFILTER_KIND_EMPTY == int(sstfilter::FilterKind::kEmpty) &&
                   SSTFILTER_KIND_BLOOM == int(sstfilter::FilterKind::kBloom) &&
                   SSTFILTER_KIND_BLOCKED_BLOOM ==

@@ -41,7 +41,8 @@ inline constexpr KindQuery kConstantQuery = {
     }};
 
 // Rows in kKindTable: one per FilterKind value, kEmpty to kRange (kinds.cc
-// checks it). tests/c_api_test.cc checks the C API's names against it.
+// checks it). SpecTest.EveryKindHasANameAndACName (tests/spec_test.cc)
+// checks the C API's last kind name against it.
 inline constexpr size_t kNumFilterKinds = 8;
 
 struct KindRow {
