@@ -45,7 +45,7 @@ double BlockedBloomFpr(double bits_per_key, int num_probes) {
   // absent key find set bits when j keys set theirs. Each term comes from
   // the one before by two products (the Poisson ratio lambda / (j + 1),
   // and the chance (1 - 1/512)^k that one more key leaves a bit clear):
-  // some 300 terms in a few microseconds, within 1e-13 of summing each
+  // some 300 terms in under a microsecond, within 1e-12 of summing each
   // term from its own logarithms.
   double weight =
       std::exp(-lambda + lo * std::log(lambda) - std::lgamma(lo + 1.0));
