@@ -80,13 +80,28 @@ const std::vector<double>& GridFprs(FilterKind kind, uint64_t n) {
     if (it != fprs->end()) return it->second;
   }
   // Computed without the lock: blocked Bloom's take some milliseconds.
+  // Neighbouring sizes of a small Bloom filter often round to the same
+  // filter (kind, bytes and probes, hence FPR): its FPR, a Poisson sum for
+  // blocked Bloom, is then summed once.
+  const bool bloom =
+      kind == FilterKind::kBloom || kind == FilterKind::kBlockedBloom;
   std::vector<double> out;
   out.reserve(large.size());
+  FilterParams last;
   for (const SizePoint& p : large) {
     FilterSpec spec;
     spec.kind = kind;
     spec.bits_per_key = p.spec_bits;
-    out.push_back(internal::PlanFilter(spec, n).expected_fpr);
+    if (bloom && !out.empty()) {
+      const FilterParams f = internal::PlanFilter(spec, n, /*with_fpr=*/false);
+      if (f.kind == last.kind && f.filter_bytes == last.filter_bytes &&
+          f.num_probes == last.num_probes) {
+        out.push_back(last.expected_fpr);
+        continue;
+      }
+    }
+    last = internal::PlanFilter(spec, n);
+    out.push_back(last.expected_fpr);
   }
   std::lock_guard<std::mutex> lock(mu);
   // std::map never moves its elements: the reference stays valid.

@@ -80,15 +80,16 @@ namespace internal {
 std::vector<SizePoint> LowerHull(std::vector<SizePoint> points) {
   // Of sizes that build the same filter, keep the one nearest a whole
   // number of spec bits ("cuckoo:12", not "cuckoo:11.5").
-  std::stable_sort(points.begin(), points.end(),
-                   [](const SizePoint& a, const SizePoint& b) {
-                     if (a.real_bits != b.real_bits) {
-                       return a.real_bits < b.real_bits;
-                     }
-                     if (a.fpr != b.fpr) return a.fpr < b.fpr;
-                     return std::abs(a.spec_bits - std::round(a.spec_bits)) <
-                            std::abs(b.spec_bits - std::round(b.spec_bits));
-                   });
+  auto before = [](const SizePoint& a, const SizePoint& b) {
+    if (a.real_bits != b.real_bits) return a.real_bits < b.real_bits;
+    if (a.fpr != b.fpr) return a.fpr < b.fpr;
+    return std::abs(a.spec_bits - std::round(a.spec_bits)) <
+           std::abs(b.spec_bits - std::round(b.spec_bits));
+  };
+  // Curves mostly arrive in order (sizes by spec bits): no sort then.
+  if (!std::is_sorted(points.begin(), points.end(), before)) {
+    std::stable_sort(points.begin(), points.end(), before);
+  }
   std::vector<SizePoint> hull;
   for (const SizePoint& p : points) {
     if (!hull.empty() && p.real_bits == hull.back().real_bits) continue;
