@@ -937,6 +937,56 @@ TEST_P(RocksDBByLevelTest, NoListenerIsWrittenToTheLog) {
   }
 }
 
+// RocksDB tells listeners of no CompactFiles job: a table CompactFiles
+// writes before any flush or compaction since the database opened gets the
+// warning (saying so), and the next flush, which the listener reports,
+// the line that the tree is followed.
+TEST_P(RocksDBByLevelTest, CompactFilesFirstWarnsThenTheListenerFollows) {
+  ScratchDir dir;
+  TableSetup t;
+  t.policy = MustPolicy(GetParam());
+  rocksdb::Options o = MakeOptions(t);
+  ConfigureFromStrings(GetParam(), &o);
+  o.info_log_level = rocksdb::InfoLogLevel::INFO_LEVEL;
+  o.num_levels = 3;
+  o.disable_auto_compactions = true;
+  {
+    auto db = OpenDB(o, dir.path());
+    ASSERT_TRUE(db);
+    for (int f = 0; f < 2; f++) WriteKeys(db.get(), f, 6000, 2);
+  }
+  auto db = OpenDB(o, dir.path());
+  ASSERT_TRUE(db);
+  std::vector<std::string> l0;
+  rocksdb::ColumnFamilyMetaData meta;
+  db->GetColumnFamilyMetaData(&meta);
+  for (const rocksdb::SstFileMetaData& f : meta.levels[0].files) {
+    l0.push_back(f.name);
+  }
+  ASSERT_EQ(l0.size(), 2u);
+  ASSERT_TRUE(db->CompactFiles(rocksdb::CompactionOptions(), l0, 1).ok());
+  std::vector<std::string> lines = SstfilterLogLines(dir.path());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find(t.policy->GetId() +
+                          ": no level listener follows column family "
+                          "\"default\" yet"),
+            std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[0].find("RocksDB tells listeners of no CompactFiles job"),
+            std::string::npos)
+      << lines[0];
+  WriteKeys(db.get(), 6000, 9000);
+  lines = SstfilterLogLines(dir.path());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[1].find("is attached to this database"), std::string::npos)
+      << lines[1];
+  EXPECT_NE(lines[2].find(": column family \"default\" sizes its filters on "
+                          "the tree that the level listener"),
+            std::string::npos)
+      << lines[2];
+  ExpectAllPresent(db.get(), 9000);
+}
+
 // Without the listener universal compaction has no model tree: every
 // table gets the average, and the LOG says how to add the listener.
 TEST_P(RocksDBByLevelTest, UniversalWithoutListenerGetsTheAverage) {

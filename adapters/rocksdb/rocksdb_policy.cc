@@ -16,6 +16,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -319,7 +320,7 @@ class Policy final : public rocksdb::FilterPolicy {
     if (context.info_log == nullptr) return;
     {
       std::lock_guard<std::mutex> lock(noted_mu_);
-      if (!noted_.insert({context.info_log, context.column_family_name})
+      if (!noted_.insert({context.info_log, context.column_family_name, note})
                .second) {
         return;
       }
@@ -349,12 +350,17 @@ class Policy final : public rocksdb::FilterPolicy {
                ". Fix: give each database its own info_log";
         break;
       case Note::kNoListener:
-        text = "no level listener follows " + cf + ", so by_level " + fallback +
+        text = "no level listener follows " + cf + " yet, so by_level " +
+               fallback +
                ". Fix: add the line \"listeners={" + listener +
                "}\" to [DBOptions] in the OPTIONS file (or \"listeners=" +
                listener +
                "\" to the DB options string), with the sstfilter plugin "
-               "loaded; in C++, sstfilter::NewRocksDBLevelListener";
+               "loaded; in C++, sstfilter::NewRocksDBLevelListener. (With "
+               "the listener attached: RocksDB tells listeners of no "
+               "CompactFiles job, and this table's job came before any "
+               "flush or compaction of the column family since the "
+               "database opened; later tables follow the tree.)";
         break;
       case Note::kBoundElsewhere:
         text =
@@ -378,7 +384,8 @@ class Policy final : public rocksdb::FilterPolicy {
   mutable internal::LevelSizer model_;
   mutable std::mutex noted_mu_;
   // The (info log, column family) pairs NoteOnce wrote to.
-  mutable std::set<std::pair<const rocksdb::Logger*, std::string>> noted_;
+  mutable std::set<std::tuple<const rocksdb::Logger*, std::string, Note>>
+      noted_;
 };
 
 // Every error of NewPolicy is an InvalidArgument: a bad spec, or a keyed
