@@ -16,9 +16,9 @@
 #include <cstring>
 #include <mutex>
 #include <set>
-#include <tuple>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -351,8 +351,7 @@ class Policy final : public rocksdb::FilterPolicy {
         break;
       case Note::kNoListener:
         text = "no level listener follows " + cf + " yet, so by_level " +
-               fallback +
-               ". Fix: add the line \"listeners={" + listener +
+               fallback + ". Fix: add the line \"listeners={" + listener +
                "}\" to [DBOptions] in the OPTIONS file (or \"listeners=" +
                listener +
                "\" to the DB options string), with the sstfilter plugin "
