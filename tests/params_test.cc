@@ -150,14 +150,10 @@ TEST(ParamsTest, SmallBlockedSpecsWriteStandardBloom) {
 
 // ---- PlanLevelBits ----------------------------------------------------------
 
-constexpr FilterKind kStaticKinds[] = {
-    FilterKind::kBloom, FilterKind::kBlockedBloom, FilterKind::kCuckoo,
-    FilterKind::kRibbon};
-
 TEST(LevelPlanTest, FewerFalsePositivesThanUniformAtEqualMemory) {
   const std::vector<uint64_t> tree = {250000,  250000,   250000,   250000,
                                       1000000, 10000000, 100000000};
-  for (FilterKind kind : kStaticKinds) {
+  for (FilterKind kind : SpecKinds()) {
     for (double avg : {6.0, 10.0, 16.0}) {
       LevelPlan plan;
       ASSERT_TRUE(PlanLevelBits(kind, tree, avg, &plan).ok());
@@ -209,7 +205,7 @@ TEST(LevelPlanTest, FalsePositivesProportionalToKeys) {
 }
 
 TEST(LevelPlanTest, OneRunGetsTheAverage) {
-  for (FilterKind kind : kStaticKinds) {
+  for (FilterKind kind : SpecKinds()) {
     LevelPlan plan;
     ASSERT_TRUE(PlanLevelBits(kind, {5000000}, 12, &plan).ok());
     EXPECT_NEAR(plan.bits_per_key[0], 12, 1e-9) << FilterKindName(kind);
