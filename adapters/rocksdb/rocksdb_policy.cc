@@ -311,9 +311,10 @@ class Policy final : public rocksdb::FilterPolicy {
   const std::shared_ptr<const FilterSecret> secret_;
   const std::string name_;
   const std::string id_;
-  // What the database's info LOG is told, once per database and column
-  // family: whether a level listener plans the filters, and if none how to
-  // add one.
+  // What the database's info LOG is told, each note once per database and
+  // column family: whether a level listener plans the filters, and if none
+  // how to add one (a warning, then the listened line if a listener
+  // reports the column family later).
   enum class Note { kListened, kNoListener, kShared, kBoundElsewhere };
   void NoteOnce(const rocksdb::FilterBuildingContext& context,
                 Note note) const {
@@ -382,7 +383,7 @@ class Policy final : public rocksdb::FilterPolicy {
   // for this policy, which reports to sizer_.
   mutable internal::LevelSizer model_;
   mutable std::mutex noted_mu_;
-  // The (info log, column family) pairs NoteOnce wrote to.
+  // The (info log, column family, note) NoteOnce wrote.
   mutable std::set<std::tuple<const rocksdb::Logger*, std::string, Note>>
       noted_;
 };
