@@ -256,6 +256,21 @@ TEST(RocksDBAutoTest, PartitionedAndUniversal) {
     EXPECT_GE(filters, universal ? 3 : 10);
     // The default costs give the ribbon kind to filters of most sizes.
     EXPECT_GT(counts.filters[FilterKind::kRibbon], 0);
+    if (universal) {
+      // With no listener the LOG says what auto does instead.
+      std::string log;
+      for (const std::string& line : test::SstfilterLogLines(dir.path())) {
+        log += line + "\n";
+      }
+      EXPECT_NE(log.find("[sstfilter] sstfilter.auto:10: no level listener "
+                         "follows column family \"default\" yet, so auto "
+                         "gives every filter the spec's average bits per key "
+                         "and the kind whose Get costs least at those bits "
+                         "(under universal compaction there is no model "
+                         "tree)"),
+                std::string::npos)
+          << log;
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 #include <rocksdb/db.h>
+#include <rocksdb/env.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/options.h>
 #include <rocksdb/slice_transform.h>
@@ -188,6 +189,21 @@ void MultiGetAll(rocksdb::DB* db, uint64_t n, KeyFn key, CheckFn check) {
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+// The lines of the database's info LOG (in `dir`) that sstfilter's
+// policies wrote: each from its "[sstfilter]" tag to the line's end.
+inline std::vector<std::string> SstfilterLogLines(const std::string& dir) {
+  std::string log;
+  EXPECT_TRUE(
+      rocksdb::ReadFileToString(rocksdb::Env::Default(), dir + "/LOG", &log)
+          .ok());
+  std::vector<std::string> out;
+  for (size_t at = log.find("[sstfilter]"); at != std::string::npos;
+       at = log.find("[sstfilter]", at + 1)) {
+    out.push_back(log.substr(at, log.find('\n', at) - at));
+  }
+  return out;
 }
 
 // Every one of PresentKey(0 .. n-1) reads back, through Get and MultiGet.

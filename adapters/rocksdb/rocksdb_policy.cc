@@ -329,12 +329,18 @@ class Policy final : public rocksdb::FilterPolicy {
     const std::string cf =
         "column family \"" + context.column_family_name + "\"";
     const std::string listener = kLevelListenerId;
-    // What by_level does without the tree.
+    // What by_level or auto does without the tree.
+    const std::string sizing = spec_.auto_kind ? "auto" : "by_level";
     const std::string fallback =
         context.compaction_style == rocksdb::kCompactionStyleUniversal
-            ? "gives every filter the spec's average bits per key (under "
-              "universal compaction there is no model tree), small sorted "
-              "runs as many as big ones"
+            ? std::string(
+                  "gives every filter the spec's average bits per "
+                  "key") +
+                  (spec_.auto_kind ? " and the kind whose Get costs least "
+                                     "at those bits"
+                                   : "") +
+                  " (under universal compaction there is no model tree), "
+                  "small sorted runs as many as big ones"
             : "sizes its filters on a model tree, which spends about 20% "
               "more filter memory than asked on trees RocksDB shapes";
     rocksdb::InfoLogLevel level = rocksdb::InfoLogLevel::WARN_LEVEL;
@@ -347,11 +353,11 @@ class Policy final : public rocksdb::FilterPolicy {
         break;
       case Note::kShared:
         text = "two open databases share this info log and have a " + cf +
-               ": by_level cannot tell their trees apart and " + fallback +
-               ". Fix: give each database its own info_log";
+               ": " + sizing + " cannot tell their trees apart and " +
+               fallback + ". Fix: give each database its own info_log";
         break;
       case Note::kNoListener:
-        text = "no level listener follows " + cf + " yet, so by_level " +
+        text = "no level listener follows " + cf + " yet, so " + sizing + " " +
                fallback + ". Fix: add the line \"listeners={" + listener +
                "}\" to [DBOptions] in the OPTIONS file (or \"listeners=" +
                listener +
@@ -367,7 +373,7 @@ class Policy final : public rocksdb::FilterPolicy {
             "this policy has a level listener made by "
             "sstfilter::NewRocksDBLevelListener, but this database does not "
             "carry one that follows " +
-            cf + ", so by_level " + fallback +
+            cf + ", so " + sizing + " " + fallback +
             ". Fix: add the listener to options.listeners before DB::Open, "
             "made for this column family (its column_family argument); one "
             "policy and listener per column family and database";
