@@ -9,14 +9,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
 #include <string>
 
 #include "policy/format.h"
+#include "policy/spec_parse.h"
 #include "sstfilter/c.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/mutable.h"
@@ -97,8 +100,7 @@ TEST(AbsurdRequestTest, BillionBitsPerKeyIsRejected) {
     EXPECT_LT(a.bytes(), kSmall) << text;
   }
   // The same spec built by hand, past the parser.
-  for (FilterKind kind : {FilterKind::kBloom, FilterKind::kBlockedBloom,
-                          FilterKind::kCuckoo, FilterKind::kRibbon}) {
+  for (FilterKind kind : SpecKinds()) {
     const FilterSpec spec{kind, 1e9, 0};
     std::unique_ptr<FilterBuilder> b;
     EXPECT_FALSE(NewFilterBuilder(spec, &b).ok());
@@ -117,9 +119,10 @@ TEST(AbsurdRequestTest, BillionBitsPerKeyIsRejected) {
 }
 
 TEST(AbsurdRequestTest, SizesBeyondMemoryAreReportedNotWrapped) {
-  // The largest bits per key each kind accepts (MaxBitsPerKey).
-  for (const char* text :
-       {"bloom:64", "blocked_bloom:64", "cuckoo:32", "ribbon:32"}) {
+  // The largest bits per key each kind accepts.
+  for (FilterKind kind : SpecKinds()) {
+    const std::string text = std::string(FilterKindName(kind)) + ":" +
+                             internal::FormatNumber(MaxBitsPerKey(kind));
     SCOPED_TRACE(text);
     const FilterSpec spec = [&] {
       FilterSpec s;
@@ -233,6 +236,12 @@ TEST(AbsurdRequestTest, BytesClaimingAHugeFilterMayMatchAndLoadNothing) {
       {FilterKind::kRibbon, {1, 0, 0xff, 0xff, 0xff, 0xff}, false},
       {FilterKind::kRibbon, {0, 0, 64, 32, 0, 0}, false},
   };
+  // A kind added to SpecKinds needs its case here.
+  for (FilterKind kind : SpecKinds()) {
+    EXPECT_TRUE(std::any_of(std::begin(cases), std::end(cases),
+                            [&](const Case& c) { return c.kind == kind; }))
+        << FilterKindName(kind) << " has no case";
+  }
   for (const Case& c : cases) {
     for (uint64_t claimed : {uint64_t{1} << 40, uint64_t{1} << 60, ~uint64_t{0},
                              uint64_t{4096} + 1}) {
