@@ -86,8 +86,27 @@ std::vector<SizePoint> LowerHull(std::vector<SizePoint> points) {
     return std::abs(a.spec_bits - std::round(a.spec_bits)) <
            std::abs(b.spec_bits - std::round(b.spec_bits));
   };
-  // Curves mostly arrive in order (sizes by spec bits): no sort then.
-  if (!std::is_sorted(points.begin(), points.end(), before)) {
+  // Only the first point of each size in that order can join the hull.
+  // Curves mostly arrive with their sizes in order (spec bits ascending):
+  // then each size's first point is its best, found in one pass, the
+  // earliest of equals as a stable sort would put it.
+  const bool sizes_in_order = std::is_sorted(
+      points.begin(), points.end(), [](const SizePoint& a, const SizePoint& b) {
+        return a.real_bits < b.real_bits;
+      });
+  if (sizes_in_order) {
+    size_t kept = 0;
+    for (size_t i = 0; i < points.size();) {
+      size_t best = i, j = i + 1;
+      for (; j < points.size() && points[j].real_bits == points[i].real_bits;
+           j++) {
+        if (before(points[j], points[best])) best = j;
+      }
+      points[kept++] = points[best];
+      i = j;
+    }
+    points.resize(kept);
+  } else {
     std::stable_sort(points.begin(), points.end(), before);
   }
   std::vector<SizePoint> hull;

@@ -292,6 +292,16 @@ FilterSpec BloomSpecOfTotal(uint64_t total, uint64_t n,
   // the top that fits is the largest.
   uint64_t bytes =
       total > kCompactTrailerSize ? total - kCompactTrailerSize : 1;
+  if (bytes > kMaxCompactPayload) {
+    // Payloads above the compact form's carry a full trailer of at least
+    // this many bytes (a payload size of two varint bytes or more): the
+    // larger ones cannot fit, and need no plan.
+    const uint64_t least_full = 2 + 1 + 1 + kCheckedFullOverhead +
+                                (spec.seed != 0 || spec.salt ? 8 : 0) +
+                                (spec.keyed ? 4 : 0);
+    bytes = total - least_full > kMaxCompactPayload ? total - least_full
+                                                    : kMaxCompactPayload;
+  }
   for (; bytes > 1; bytes--) {
     const FilterSpec s = BloomSpecForBytes(FilterKind::kBloom, bytes, n, spec);
     const KindPlan plan = PlanBloomFamily(s, n, /*with_fpr=*/false);
