@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "policy/bloom_fallback.h"
+#include "policy/format.h"
 #include "policy/plan.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/spec.h"
@@ -130,6 +132,52 @@ TEST(SmallFilterFprTest, BuildersWriteThePlannedSize) {
       const std::string bytes = test::BuildFilter(spec, n);
       ASSERT_EQ(bytes.size(), b->FilterSize(n)) << text << " n=" << n;
       ASSERT_TRUE(test::AllMayMatch(bytes, n)) << text << " n=" << n;
+    }
+  }
+}
+
+// The standard Bloom filter a ribbon spec writes in place of a small
+// ribbon filter of `total` bytes (BloomSpecOfTotal): the largest one that
+// fits, as a scan of every payload from the top finds it, and its FPR never
+// rises as the total grows (the planner halves its search on that: the
+// smallest total that reaches a ceiling). Every total to 8 bytes per key
+// and 300 more, at each count to 200 and at some larger ones, with each
+// hashing (the trailer's size depends on it).
+TEST(SmallFilterFprTest, BloomFallbackIsTheLargestThatFitsAndFallsWithItsSize) {
+  std::vector<FilterSpec> hashings(4);
+  for (FilterSpec& s : hashings) {
+    s.kind = FilterKind::kRibbon;
+    s.bits_per_key = 10;
+  }
+  hashings[1].seed = 12345;
+  hashings[2].keyed = true;
+  hashings[3].salt = true;
+  std::vector<uint64_t> counts;
+  for (uint64_t n = 1; n <= 200; n++) counts.push_back(n);
+  for (uint64_t n : {257u, 1000u, 2049u}) counts.push_back(n);
+  auto scanned = [](uint64_t total, uint64_t n, const FilterSpec& spec) {
+    for (uint64_t b = total > 2 ? total - 2 : 1; b > 1; b--) {
+      const FilterSpec s =
+          internal::BloomSpecForBytes(FilterKind::kBloom, b, n, spec);
+      const internal::KindPlan plan = internal::PlanBloomFamily(s, n, false);
+      if (plan.payload_bytes == b &&
+          internal::PlannedFilterBytes(plan, s) <= total) {
+        return s;
+      }
+    }
+    return internal::BloomSpecForBytes(FilterKind::kBloom, 1, n, spec);
+  };
+  for (const FilterSpec& spec : hashings) {
+    for (uint64_t n : counts) {
+      double last_fpr = 1;
+      for (uint64_t total = 1; total <= 8 * n + 300; total++) {
+        const FilterSpec s = internal::BloomSpecOfTotal(total, n, spec);
+        ASSERT_EQ(s, scanned(total, n, spec)) << n << " keys, " << total;
+        const double fpr =
+            internal::PlanBloomFamily(s, n, true).params.expected_fpr;
+        ASSERT_LE(fpr, last_fpr) << n << " keys, " << total << " bytes";
+        last_fpr = fpr;
+      }
     }
   }
 }
