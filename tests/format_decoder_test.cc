@@ -14,10 +14,12 @@
 #include <cstdint>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "policy/format.h"
 #include "policy/ribbon/ribbon.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
@@ -550,6 +552,56 @@ TEST(FormatDecoderTest, BlockedBloomFromTheDocumentAgreesWithTheReader) {
       }
       EXPECT_LT(absent_matches, 2500);
     }
+  }
+}
+
+// The reader compiles a query per probe count up to 16 and one for the
+// rest: every count a reader accepts (1 to 32), with payloads of three bit
+// densities so that keys pass many probes before they fail or pass all,
+// agrees with the document through the single, batched and hash queries.
+TEST(FormatDecoderTest, BlockedBloomAgreesAtEveryProbeCount) {
+  std::mt19937_64 rng(32);
+  constexpr size_t kKeys = 1000;
+  std::vector<std::string> keys;
+  for (size_t i = 0; i < kKeys; i++) keys.push_back(AbsentKey(i));
+  const std::vector<std::string_view> views(keys.begin(), keys.end());
+  for (int k = 1; k <= 32; k++) {
+    size_t yes = 0;
+    for (const double density : {0.5, 0.9, 0.98}) {
+      SCOPED_TRACE("k=" + std::to_string(k) +
+                   " density=" + std::to_string(density));
+      std::bernoulli_distribution bit(density);
+      std::string bytes(64 * 37, '\0');
+      for (char& c : bytes) {
+        for (int b = 0; b < 8; b++) c = static_cast<char>(c | (bit(rng) << b));
+      }
+      internal::Trailer t;
+      t.kind = FilterKind::kBlockedBloom;
+      t.payload_size = bytes.size();
+      t.params[t.params_size++] = static_cast<uint8_t>(k);
+      internal::AppendTrailer(t, &bytes);
+      Filter f;
+      ASSERT_TRUE(ParseByTheBook(bytes, &f));
+      ASSERT_EQ(f.kind, 2);
+      const FilterReader r = FilterReader::Open(bytes);
+      ASSERT_TRUE(r.valid());
+      std::vector<uint64_t> hashes;
+      for (const std::string& key : keys) hashes.push_back(r.Hash(key));
+      std::unique_ptr<bool[]> batched(new bool[kKeys]);
+      std::unique_ptr<bool[]> by_hash(new bool[kKeys]);
+      r.MayMatch(kKeys, views.data(), batched.get());
+      r.MayMatchHashes(kKeys, hashes.data(), by_hash.get());
+      for (size_t i = 0; i < kKeys; i++) {
+        const bool book = BlockedBloomByTheBook(f, Hash64(keys[i], f.seed));
+        ASSERT_EQ(book, r.MayMatch(keys[i])) << keys[i];
+        ASSERT_EQ(book, batched[i]) << keys[i];
+        ASSERT_EQ(book, by_hash[i]) << keys[i];
+        yes += book;
+      }
+    }
+    // Both answers occur at every count (0.98^32 passes half the keys).
+    EXPECT_GT(yes, kKeys / 4) << k;
+    EXPECT_LT(yes, 3 * kKeys - kKeys / 4) << k;
   }
 }
 

@@ -4,6 +4,9 @@
 // counting_bloom of the kinds table): standard Bloom, blocked Bloom and the
 // serialized counting Bloom filter. Layouts in docs/FORMAT.md.
 
+#include <array>
+#include <utility>
+
 #include "policy/bloom/bloom.h"
 #include "policy/bloom/bloom_impl.h"
 #include "policy/bloom/counting_bloom_impl.h"
@@ -74,9 +77,19 @@ constexpr KindQuery kBloomQuery = {CellsMayMatch<StandardBloomImpl>,
 constexpr KindQuery kCountingBloomQuery = {
     CellsMayMatch<CountingBloomImpl>, CellsMayMatchBatch<CountingBloomImpl>};
 
+// The blocked Bloom queries for kProbes probes per key; 0: the count the
+// trailer gives (BlockedState). With the count fixed the compiler unrolls
+// the probe loop, which a batch of present keys runs to its end.
+template <int kProbes>
+int BlockedProbeCount(const BlockedState& s) {
+  return kProbes != 0 ? kProbes : s.num_probes;
+}
+
+template <int kProbes>
 bool BlockedMayMatch(const uint8_t* data, const void* state, uint64_t hash) {
   const BlockedState& s = StateOf<BlockedState>(state);
-  return BlockedBloomImpl::MayMatch(hash, data, s.num_blocks, s.num_probes);
+  return BlockedBloomImpl::MayMatch(hash, data, s.num_blocks,
+                                    BlockedProbeCount<kProbes>(s));
 }
 
 // A key of a batched blocked Bloom query, located: its hash and its block.
@@ -87,9 +100,11 @@ struct LocatedKey {
 
 // Hashes every key of a round and prefetches its whole block, key by key
 // (Locate, as a single query does), then tests them.
+template <int kProbes>
 void BlockedMayMatchBatch(const uint8_t* data, const void* state, size_t n,
                           const BatchHashes& in, bool* results) {
   const BlockedState& s = StateOf<BlockedState>(state);
+  const int num_probes = BlockedProbeCount<kProbes>(s);
   InBatches(
       n,
       [&](size_t i) {
@@ -98,14 +113,23 @@ void BlockedMayMatchBatch(const uint8_t* data, const void* state, size_t n,
                           BlockedBloomImpl::Locate(hash, data, s.num_blocks)};
       },
       [&](size_t i, const LocatedKey& key) {
-        results[i] = BlockedBloomImpl::MayMatchInBlock(key.hash, key.block,
-                                                       s.num_probes);
+        results[i] =
+            BlockedBloomImpl::MayMatchInBlock(key.hash, key.block, num_probes);
         return true;
       });
 }
 
-constexpr KindQuery kBlockedBloomQuery = {BlockedMayMatch,
-                                          BlockedMayMatchBatch};
+// Indexed by probe count: entry k (1 to kFixedProbes) has k fixed, entry 0
+// reads the count from the state. Builders write 1 to 16 probes up to 34.5
+// bits per key (BlockedBloomProbes).
+constexpr int kFixedProbes = 16;
+template <int... k>
+constexpr std::array<KindQuery, sizeof...(k)> BlockedQueries(
+    std::integer_sequence<int, k...>) {
+  return {KindQuery{BlockedMayMatch<k>, BlockedMayMatchBatch<k>}...};
+}
+constexpr std::array<KindQuery, kFixedProbes + 1> kBlockedBloomQueries =
+    BlockedQueries(std::make_integer_sequence<int, kFixedProbes + 1>());
 
 }  // namespace
 
@@ -125,7 +149,8 @@ bool DecodeBlockedBloom(const Trailer& t, const uint8_t* filter,
     return false;
   }
   out->data = filter;
-  out->Set(&kBlockedBloomQuery,
+  const int probes = t.params[0];
+  out->Set(&kBlockedBloomQueries[probes <= kFixedProbes ? probes : 0],
            BlockedState{t.payload_size / BlockedBloomImpl::kBlockBytes,
                         t.params[0]});
   return true;
