@@ -27,8 +27,7 @@ namespace internal {
 // The hashes of a batched query: hashes the caller computed, or keys that
 // the kind hashes one at a time as it locates and prefetches them, so that
 // hashing a key overlaps the cache misses of the keys before it (RocksDB's
-// MultiGet hands a filter keys; docs/BENCHMARKS.md, "Query speed through
-// RocksDB's interface", has the measurement). Hash(i) is the i-th hash.
+// MultiGet hands a filter keys). Hash(i) is the i-th hash.
 struct BatchHashes {
   size_t first = 0;                  // Hash(i) is item first + i
   const uint64_t* hashes = nullptr;  // if set, the keys are not read

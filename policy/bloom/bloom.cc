@@ -316,8 +316,7 @@ namespace {
 
 // Each insertion writes to random places; in a filter larger than the
 // caches each is a cache miss. Prefetching the places of the key kAhead
-// positions later overlaps those misses (docs/BENCHMARKS.md, "Changes to
-// the core").
+// positions later overlaps those misses.
 constexpr size_t kAhead = 16;
 
 void FillStandardBloom(const HashList& hashes, int num_probes, uint8_t* data,

@@ -301,7 +301,7 @@ struct RibbonSegmented {
   bool MayMatch(uint64_t h) const { return Check(Locate(h)); }
 };
 
-// Slots of a compact dense filter (docs/FORMAT.md, "Kind 6 compact"): as
+// Slots of a compact dense filter (docs/FORMAT.md, "Compact dense form"): as
 // many as the column bytes after the header byte hold, at most 64.
 inline uint64_t RibbonCompactSlots(uint64_t payload_size, uint32_t r) {
   const uint64_t m = 8 * (payload_size - 1) / r;
