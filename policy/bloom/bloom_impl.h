@@ -137,8 +137,9 @@ struct BlockedBloomImpl {
   // Tests the probes two at a time and stops at the first pair with a
   // clear bit. All probes are in one block, so the extra load is nearly
   // free, while an exit per probe is a branch that negative queries
-  // mispredict often. With no exit every query would wait for both cache lines a misaligned block
-  // spans; with an exit per pair most absent keys need only the first.
+  // mispredict often. With no exit every query would wait for both cache
+  // lines a misaligned block spans; with an exit per pair most absent keys
+  // need only the first.
   SSTFILTER_ALWAYS_INLINE static bool MayMatchInBlock(uint64_t h,
                                                       const uint8_t* block,
                                                       int num_probes) {
