@@ -264,10 +264,8 @@ TEST(RocksDBAutoTest, PartitionedAndUniversal) {
       }
       EXPECT_NE(log.find("[sstfilter] sstfilter.auto:10: no level listener "
                          "follows column family \"default\" yet, so auto "
-                         "gives every filter the spec's average bits per key "
-                         "and the kind whose Get costs least at those bits "
-                         "(under universal compaction there is no model "
-                         "tree)"),
+                         "sizes its filters on a model tree of sorted runs "
+                         "each twice the next newer"),
                 std::string::npos)
           << log;
     }

@@ -7,9 +7,10 @@
 //
 //   FIFO compaction, level -1 (SstFileWriter)                -> the average
 //   a level the listener's tree plans a table for            -> its plan
-//     (universal: a compaction's table at L0 -> its output run's plan)
-//   universal compaction otherwise                           -> the average
+//     (universal: a compaction's table at L0 -> its output run's plan,
+//      else the average)
 //   otherwise (no listener, or a level its tree lacks): the model tree
+//     of the compaction style
 //     nothing learned yet about the tree                     -> the average
 //     level L >= 1, is_bottommost                            -> the bottom's
 //     level L >= 1                                           -> depth
@@ -57,21 +58,21 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
   if (!UsesTree(context)) return spec_;
   const int level = context.level_at_creation;
   std::lock_guard<std::mutex> lock(mu_);
-  if (context.compaction_style == rocksdb::kCompactionStyleUniversal) {
-    // Universal's runs follow no ratio a model could assume.
-    if (level == 0 &&
-        context.reason == rocksdb::TableFileCreationReason::kCompaction) {
-      return has_l0_output_ ? observed_l0_output_ : spec_;
-    }
-    const FilterSpec* observed = ObservedSpec(level);
-    return observed != nullptr ? *observed : spec_;
+  const bool universal =
+      context.compaction_style == rocksdb::kCompactionStyleUniversal;
+  // Universal compaction's merges into L0 (num_levels 1, or no level free
+  // above the next run): which run they make, only the listener knows.
+  if (universal && level == 0 &&
+      context.reason == rocksdb::TableFileCreationReason::kCompaction) {
+    return has_l0_output_ ? observed_l0_output_ : spec_;
   }
+  ModelTree* model = universal ? &universal_model_ : &level_model_;
   if (level >= 1) {
-    top_ = std::min(top_, level);
-    bottom_ = std::max(bottom_, level);
+    model->top = std::min(model->top, level);
+    model->bottom = std::max(model->bottom, level);
   }
   const FilterSpec* observed = ObservedSpec(level);
-  return observed != nullptr ? *observed : ModelSpec(context);
+  return observed != nullptr ? *observed : ModelSpec(context, model);
 }
 
 std::vector<FilterSpec> LevelSizer::PlanSpecs(const std::vector<uint64_t>& keys,
@@ -265,36 +266,47 @@ bool LevelSizer::NearlySame(const std::vector<Run>& a,
   return true;
 }
 
-// The model: levels top_..bottom_, each size_ratio times the one above,
-// plus l0_files L0 files holding together 1/size_ratio of the top level.
-FilterSpec LevelSizer::ModelSpec(
-    const rocksdb::FilterBuildingContext& context) {
-  if (bottom_ < 1) return spec_;  // a flush before compactions
-  const std::vector<FilterSpec>& specs = ModelPlan(top_, bottom_);
+// The model: levels top..bottom, each `ratio` times the one above, and L0
+// files. Level compaction: ratio size_ratio, l0_files L0 files holding
+// together 1/size_ratio of the top level. Universal compaction (RocksDB's
+// default options: size_ratio 1%, min_merge_width 2): runs merge once the
+// newer runs hold about as many keys, so each run holds about as many as
+// all newer ones, twice the next newer: ratio 2, and L0 holds
+// (l0_files + 1) / 2 flushes (its mean between merges), each 1/2 of the
+// top level.
+FilterSpec LevelSizer::ModelSpec(const rocksdb::FilterBuildingContext& context,
+                                 ModelTree* model) {
+  if (model->bottom < 1) return spec_;  // a flush before compactions
+  const std::vector<FilterSpec>& specs = ModelPlan(model);
   const int level = context.level_at_creation;
   if (level == 0) return specs[0];
-  const int depth = context.is_bottommost ? 0 : bottom_ - level;
+  const int depth = context.is_bottommost ? 0 : model->bottom - level;
   return specs[1 + static_cast<size_t>(std::max(0, depth))];
 }
 
 // [0]: an L0 file's spec; [1 + d]: that of the level d above the bottom.
 // Cached: the model changes shape rarely.
-const std::vector<FilterSpec>& LevelSizer::ModelPlan(int top, int bottom) {
-  std::vector<FilterSpec>& specs = model_plans_[{top, bottom}];
+const std::vector<FilterSpec>& LevelSizer::ModelPlan(ModelTree* model) {
+  const int top = model->top, bottom = model->bottom;
+  std::vector<FilterSpec>& specs = model->plans[{top, bottom}];
   if (!specs.empty()) return specs;
+  const double ratio = model->universal ? 2 : spec_.size_ratio;
+  const int l0_files =
+      model->universal ? (spec_.l0_files + 1) / 2 : spec_.l0_files;
   // Key counts of the model: the bottom at 10^12 keys, every run at least 1.
   const int levels = bottom - top + 1;
   std::vector<uint64_t> runs;
   double keys = 1e12;
   for (int d = 0; d < levels; d++) {
     runs.push_back(static_cast<uint64_t>(std::max(1.0, keys)));
-    if (d + 1 < levels) keys /= spec_.size_ratio;
+    if (d + 1 < levels) keys /= ratio;
   }
-  const uint64_t l0_file = static_cast<uint64_t>(
-      std::max(1.0, keys / spec_.size_ratio / spec_.l0_files));
-  runs.insert(runs.end(), static_cast<size_t>(spec_.l0_files), l0_file);
+  const double l0_keys =
+      model->universal ? keys / ratio : keys / ratio / l0_files;
+  const uint64_t l0_file = static_cast<uint64_t>(std::max(1.0, l0_keys));
+  runs.insert(runs.end(), static_cast<size_t>(l0_files), l0_file);
   std::vector<bool> l0(runs.size(), false);
-  std::fill(l0.end() - spec_.l0_files, l0.end(), true);
+  std::fill(l0.end() - l0_files, l0.end(), true);
   // Levels from the top down, as PlanSpecs orders them for auto.
   std::reverse(runs.begin(), runs.begin() + levels);
   double budget_bits = 0;

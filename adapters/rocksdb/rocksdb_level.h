@@ -76,8 +76,11 @@ class LevelSizer {
 
   // Whether a table of `context` is sized on the tree (by_level or auto,
   // level or universal compaction, a level >= 0): only then does a
-  // listener matter. Under universal compaction a table gets the average
-  // unless a listener's plan has its run (no model tree).
+  // listener matter. Without a listener's plan for its run a table gets
+  // the bits of its level in the model tree of its compaction style
+  // (docs/LEVEL_SIZING.md); under universal compaction a compaction's
+  // table at L0 gets the average (which run it makes, only the listener
+  // knows).
   bool UsesTree(const rocksdb::FilterBuildingContext& context) const;
 
   // Set once a listener made in code (NewRocksDBLevelListener) reports to
@@ -103,8 +106,19 @@ class LevelSizer {
                                     const std::vector<bool>& l0, double average,
                                     double* budget_bits) const;
   const FilterSpec* ObservedSpec(int level) const;
-  FilterSpec ModelSpec(const rocksdb::FilterBuildingContext& context);
-  const std::vector<FilterSpec>& ModelPlan(int top, int bottom);
+  // The model tree (no listener's plan) of one compaction style: the
+  // shallowest and deepest levels >= 1 built for, and its plans, cached per
+  // (top, bottom).
+  struct ModelTree {
+    explicit ModelTree(bool u) : universal(u) {}
+    const bool universal;
+    int top = std::numeric_limits<int>::max();
+    int bottom = 0;
+    std::map<std::pair<int, int>, std::vector<FilterSpec>> plans;
+  };
+  FilterSpec ModelSpec(const rocksdb::FilterBuildingContext& context,
+                       ModelTree* model);
+  const std::vector<FilterSpec>& ModelPlan(ModelTree* model);
   // One run of a plan: its level (0: the new L0 file; -1: an L0 file no
   // new table goes to; kL0Output: the L0 file TreeRuns::l0_output) and keys.
   static constexpr int kL0Output = -2;
@@ -130,11 +144,8 @@ class LevelSizer {
   static constexpr size_t kMaxPlannedCounts = 4096;
   std::mutex planned_mu_;
   std::vector<std::pair<FilterSpec, std::map<uint64_t, uint64_t>>> planned_;
-  // The model (no listener): the shallowest and deepest levels >= 1 built
-  // for, and its plans, cached per (top, bottom).
-  int top_ = std::numeric_limits<int>::max();
-  int bottom_ = 0;
-  std::map<std::pair<int, int>, std::vector<FilterSpec>> model_plans_;
+  ModelTree level_model_{false};
+  ModelTree universal_model_{true};
   // The observed tree's plan: the runs it was made for, and per level the
   // spec of a new table there (bits_per_key 0: none planned).
   std::vector<Run> observed_runs_;

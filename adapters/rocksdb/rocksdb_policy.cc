@@ -333,14 +333,9 @@ class Policy final : public rocksdb::FilterPolicy {
     const std::string sizing = spec_.auto_kind ? "auto" : "by_level";
     const std::string fallback =
         context.compaction_style == rocksdb::kCompactionStyleUniversal
-            ? std::string(
-                  "gives every filter the spec's average bits per "
-                  "key") +
-                  (spec_.auto_kind ? " and the kind whose Get costs least "
-                                     "at those bits"
-                                   : "") +
-                  " (under universal compaction there is no model tree), "
-                  "small sorted runs as many as big ones"
+            ? "sizes its filters on a model tree of sorted runs each twice "
+              "the next newer (RocksDB's default universal options; a merge "
+              "into L0 gets the average), not on the runs it has"
             : "sizes its filters on a model tree, which spends about 20% "
               "more filter memory than asked on trees RocksDB shapes";
     rocksdb::InfoLogLevel level = rocksdb::InfoLogLevel::WARN_LEVEL;

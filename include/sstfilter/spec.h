@@ -104,7 +104,10 @@ struct FilterSpec {
   // (RocksDB) gives each table the bits its level deserves for the fewest
   // false positives per absent lookup (PlanLevelBits, sstfilter/params.h).
   // A builder made from the spec directly, or by an engine that names no
-  // level (LevelDB), uses the average. The tree the plan assumes:
+  // level (LevelDB), uses the average. The tree the plan assumes under
+  // level compaction (under universal compaction the model's runs each
+  // hold twice the keys of the next newer, and L0 (l0_files + 1) / 2
+  // files of half the top level):
   bool by_level = false;
   double size_ratio = 10;  // keys of level i+1 / keys of level i, in [2, 1000]
   int l0_files = 4;        // L0 files, together 1/size_ratio of the top level,
