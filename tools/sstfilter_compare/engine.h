@@ -191,6 +191,9 @@ struct RocksDBTree {
   // (--configure=options), as an OPTIONS-file user gets them, instead of
   // in code (NewRocksDBFilterPolicy, NewRocksDBLevelListener).
   bool from_options = false;
+  // sstfilter policies made in code without their level listener
+  // (--configure=no_listener): by_level and auto size on the model tree.
+  bool no_listener = false;
   // Natural only: universal compaction (RocksDB's defaults for it) instead
   // of leveled.
   bool universal = false;

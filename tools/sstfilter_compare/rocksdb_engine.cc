@@ -430,7 +430,7 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
         &db_options);
     if (!s.ok()) return Err("GetDBOptionsFromString", s);
     options = rocksdb::Options(db_options, options);
-  } else if (policy.family == Family::kSstfilter) {
+  } else if (policy.family == Family::kSstfilter && !tree_.no_listener) {
     // by_level learns the tree's real runs from the listener (the policy
     // itself, not its instrumented wrapper); others ignore it.
     std::shared_ptr<rocksdb::EventListener> listener;

@@ -125,7 +125,9 @@ DEFINE_string(configure, "code",
               "made: code (NewRocksDBFilterPolicy, NewRocksDBLevelListener) "
               "or options (from option strings, as an OPTIONS file user "
               "gets them: filter_policy=<id>, "
-              "listeners=sstfilter.level_listener).");
+              "listeners=sstfilter.level_listener), or no_listener (made "
+              "in code, no level listener: by_level and auto size filters "
+              "on their model tree).");
 DEFINE_string(workload, "lookup",
               "lookup: Get and MultiGet phases; range: short scans with and "
               "without range filters (RocksDB, --tree=natural only; "
@@ -495,11 +497,14 @@ Status CheckTree(Flags* f) {
     f->tree =
         NaturalTree(FLAGS_num, FLAGS_key_size, FLAGS_value_size, FLAGS_levels);
   }
-  if (FLAGS_configure != "code" && FLAGS_configure != "options") {
+  if (FLAGS_configure != "code" && FLAGS_configure != "options" &&
+      FLAGS_configure != "no_listener") {
     return Status::InvalidArgument("--configure: unknown way \"" +
-                                   FLAGS_configure + "\" (code, options)");
+                                   FLAGS_configure +
+                                   "\" (code, options, no_listener)");
   }
   f->tree.from_options = FLAGS_configure == "options";
+  f->tree.no_listener = FLAGS_configure == "no_listener";
   if (FLAGS_compaction != "level" && FLAGS_compaction != "universal") {
     return Bad("--compaction: unknown style \"" + FLAGS_compaction +
                "\" (level, universal)");
@@ -844,6 +849,11 @@ void DescribeSetup(const Setup& setup, const std::string& command,
       report->header.push_back(
           {"rocksdb configure",
            "sstfilter policies and the level listener from option strings"});
+    }
+    if (setup.flags.tree.no_listener) {
+      report->header.push_back(
+          {"rocksdb configure",
+           "sstfilter policies in code, no level listener (model trees)"});
     }
   }
   if (setup.flags.engines & kLevelDB) {
