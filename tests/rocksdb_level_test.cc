@@ -47,20 +47,19 @@ using test::WriteKeys;
 
 constexpr uint64_t kKeys = 20000;
 
-// The model tree of the rule: levels top..bottom, each size_ratio times
-// the one above, and l0_files L0 files holding together 1/size_ratio of the
-// top level.
+// The model tree of the rule: levels top..bottom, each `ratio` times the
+// one above, and `l0` L0 files of `l0_keys` times the top level's keys.
 // Returns {L0 file bits, bits at depth 0 (bottom), depth 1, ...}.
-std::vector<double> RuleBits(const FilterSpec& spec, int top, int bottom) {
+std::vector<double> ModelBits(const FilterSpec& spec, int top, int bottom,
+                              double ratio, int l0, double l0_keys) {
   std::vector<uint64_t> runs;
   double keys = 1e12;
   for (int level = bottom; level >= top; level--) {
     runs.push_back(static_cast<uint64_t>(keys));
-    if (level > top) keys /= spec.size_ratio;
+    if (level > top) keys /= ratio;
   }
-  for (int f = 0; f < spec.l0_files; f++) {
-    runs.push_back(
-        static_cast<uint64_t>(keys / spec.size_ratio / spec.l0_files));
+  for (int f = 0; f < l0; f++) {
+    runs.push_back(static_cast<uint64_t>(keys * l0_keys));
   }
   LevelPlan plan;
   EXPECT_TRUE(PlanLevelBits(spec.kind, runs, spec.bits_per_key, &plan).ok());
@@ -69,25 +68,18 @@ std::vector<double> RuleBits(const FilterSpec& spec, int top, int bottom) {
   return out;
 }
 
-// The model tree of universal compaction: levels top..bottom, each twice
-// the one above, and (l0_files + 1) / 2 L0 files of half the top level
-// each. Returns {L0 file bits, bits at depth 0 (bottom), depth 1, ...}.
+// Level compaction: each level size_ratio times the one above, and
+// l0_files L0 files holding together 1/size_ratio of the top level.
+std::vector<double> RuleBits(const FilterSpec& spec, int top, int bottom) {
+  return ModelBits(spec, top, bottom, spec.size_ratio, spec.l0_files,
+                   1 / spec.size_ratio / spec.l0_files);
+}
+
+// Universal compaction: each run twice the one above, and
+// (l0_files + 1) / 2 L0 files of half the top level each.
 std::vector<double> UniversalRuleBits(const FilterSpec& spec, int top,
                                       int bottom) {
-  std::vector<uint64_t> runs;
-  double keys = 1e12;
-  for (int level = bottom; level >= top; level--) {
-    runs.push_back(static_cast<uint64_t>(keys));
-    if (level > top) keys /= 2;
-  }
-  for (int f = 0; f < (spec.l0_files + 1) / 2; f++) {
-    runs.push_back(static_cast<uint64_t>(keys / 2));
-  }
-  LevelPlan plan;
-  EXPECT_TRUE(PlanLevelBits(spec.kind, runs, spec.bits_per_key, &plan).ok());
-  std::vector<double> out = {plan.bits_per_key.back()};
-  for (int d = 0; d <= bottom - top; d++) out.push_back(plan.bits_per_key[d]);
-  return out;
+  return ModelBits(spec, top, bottom, 2, (spec.l0_files + 1) / 2, 0.5);
 }
 
 struct TableFile {
