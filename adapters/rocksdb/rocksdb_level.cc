@@ -8,7 +8,7 @@
 //   FIFO compaction, level -1 (SstFileWriter)                -> the average
 //   a level the listener's tree plans a table for            -> its plan
 //     (universal: a compaction's table at L0 -> its output run's plan,
-//      else the average)
+//      else as a flush)
 //   otherwise (no listener, or a level its tree lacks): the model tree
 //     of the compaction style
 //     nothing learned yet about the tree                     -> the average
@@ -62,9 +62,12 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
       context.compaction_style == rocksdb::kCompactionStyleUniversal;
   // Universal compaction's merges into L0 (num_levels 1, or no level free
   // above the next run): which run they make, only the listener knows.
+  // Without its plan for that run, such a merge of L0 runs is taken for
+  // one L0 run, as a flush is.
   if (universal && level == 0 &&
-      context.reason == rocksdb::TableFileCreationReason::kCompaction) {
-    return has_l0_output_ ? observed_l0_output_ : spec_;
+      context.reason == rocksdb::TableFileCreationReason::kCompaction &&
+      has_l0_output_) {
+    return observed_l0_output_;
   }
   ModelTree* model = universal ? &universal_model_ : &level_model_;
   if (level >= 1) {

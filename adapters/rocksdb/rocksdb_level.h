@@ -79,8 +79,8 @@ class LevelSizer {
   // listener matter. Without a listener's plan for its run a table gets
   // the bits of its level in the model tree of its compaction style
   // (docs/LEVEL_SIZING.md); under universal compaction a compaction's
-  // table at L0 gets the average (which run it makes, only the listener
-  // knows).
+  // table at L0 gets the bits of one L0 file, as a flush (which run it
+  // makes, only the listener knows).
   bool UsesTree(const rocksdb::FilterBuildingContext& context) const;
 
   // Set once a listener made in code (NewRocksDBLevelListener) reports to

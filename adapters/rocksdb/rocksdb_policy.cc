@@ -334,8 +334,8 @@ class Policy final : public rocksdb::FilterPolicy {
     const std::string fallback =
         context.compaction_style == rocksdb::kCompactionStyleUniversal
             ? "sizes its filters on a model tree of sorted runs each twice "
-              "the next newer (RocksDB's default universal options; a merge "
-              "into L0 gets the average), not on the runs it has"
+              "the next newer (RocksDB's default universal options), not on "
+              "the runs it has"
             : "sizes its filters on a model tree, which spends about 20% "
               "more filter memory than asked on trees RocksDB shapes";
     rocksdb::InfoLogLevel level = rocksdb::InfoLogLevel::WARN_LEVEL;
