@@ -1168,9 +1168,8 @@ TEST(CompareToolTest, MemoryModeRunsEveryPhaseThroughOneBlockCache) {
       EXPECT_EQ(p["gets"], 3000);
       // 10% present keys, every one found: 300 +- 4.5 sigma (16.4).
       EXPECT_NEAR(p["found"].get<double>(), 300, 74);
-      EXPECT_GE(
-          p["warmup_gets"].get<double>(),
-          4000);  // 2 steps of 2,000      EXPECT_LE(p["cache_bytes"].get<double>(), 0.51e6);
+      EXPECT_GE(p["warmup_gets"].get<double>(), 4000);  // 2 steps of 2,000
+      EXPECT_LE(p["cache_bytes"].get<double>(), 0.51e6);
       EXPECT_GE(p["cache_bytes"].get<double>(), 0.45e6);
       reads[name].push_back(p["reads_per_get"].get<double>());
       if (!rocksdb) {
@@ -1200,7 +1199,8 @@ TEST(CompareToolTest, MemoryModeRunsEveryPhaseThroughOneBlockCache) {
   for (size_t w = 0; w < 2; w++) {
     // No filter: about 1.5 reads per Get (an absent key's data block in
     // each of the levels its key range falls in, mostly missed); a filter:
-    // the 10% present keys' data blocks and a few false positives, ~0.1.    // LevelDB without a filter: a data block in every table whose range
+    // the 10% present keys' data blocks and a few false positives, ~0.1.
+    // LevelDB without a filter: a data block in every table whose range
     // holds the key (L0 files and each level), ~3.5.
     EXPECT_GT(reads["rocksdb none"][w], 0.8);
     EXPECT_GT(reads["leveldb none"][w], 2);
@@ -1218,10 +1218,9 @@ TEST(CompareToolTest, MemoryModeRunsEveryPhaseThroughOneBlockCache) {
       << text;
   EXPECT_NE(text.find("Verdict: rocksdb: fastest for the budget: "),
             std::string::npos);
-  EXPECT_NE(
-      text.find("Verdict: leveldb: fastest for the budget: "),
-      std::string::
-          npos);  // --partitioned: the tables have two-level indexes (a top level smaller
+  EXPECT_NE(text.find("Verdict: leveldb: fastest for the budget: "),
+            std::string::npos);
+  // --partitioned: the tables have two-level indexes (a top level smaller
   // than the whole index) and partitioned filters, which still save reads.
   {
     const fs::path part = dir.path() / "partitioned";
