@@ -138,6 +138,11 @@ std::vector<std::string> FilesAt(rocksdb::DB* db, int level) {
   return out;
 }
 
+// CompactFiles of every file at level `from` into level `to`.
+rocksdb::Status CompactLevelTo(rocksdb::DB* db, int from, int to) {
+  return db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db, from), to);
+}
+
 class RocksDBByLevelTest : public ::testing::TestWithParam<std::string> {
  protected:
   FilterSpec Spec() const {
@@ -161,24 +166,18 @@ TEST_P(RocksDBByLevelTest, LeveledTreeFollowsTheRule) {
   WriteKeys(db.get(), 0, kKeys, 2);
   ExpectLevelBits(db.get(), spec, 0, spec.bits_per_key, "first flush");
   // To L3, the bottom: the tree is L3 alone (and L0).
-  ASSERT_TRUE(
-      db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 0), 3)
-          .ok());
+  ASSERT_TRUE(CompactLevelTo(db.get(), 0, 3).ok());
   const std::vector<double> alone = RuleBits(spec, 3, 3);
   ExpectLevelBits(db.get(), spec, 3, alone[1], "L3 alone");
   // A flush now: an L0 file of that tree.
   WriteKeys(db.get(), 1, kKeys, 20);
   ExpectLevelBits(db.get(), spec, 0, alone[0], "L0 over L3");
   // To L1: the tree is L1..L3, L1 two levels above the bottom.
-  ASSERT_TRUE(
-      db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 0), 1)
-          .ok());
+  ASSERT_TRUE(CompactLevelTo(db.get(), 0, 1).ok());
   const std::vector<double> full = RuleBits(spec, 1, 3);
   ExpectLevelBits(db.get(), spec, 1, full[3], "L1 of L1..L3");
   // L1 to L2: one level above the bottom.
-  ASSERT_TRUE(
-      db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 1), 2)
-          .ok());
+  ASSERT_TRUE(CompactLevelTo(db.get(), 1, 2).ok());
   ExpectLevelBits(db.get(), spec, 2, full[2], "L2 of L1..L3");
   WriteKeys(db.get(), 3, kKeys, 20);
   ExpectLevelBits(db.get(), spec, 0, full[0], "L0 over L1..L3");
@@ -1011,18 +1010,14 @@ TEST_P(RocksDBByLevelTest, UniversalWithoutListenerFollowsItsModel) {
     ExpectLevelBits(db.get(), spec, 3, alone[1], "the bottom run alone");
     WriteKeys(db.get(), 1, kKeys, 2);
     ExpectLevelBits(db.get(), spec, 0, alone[0], "a flush over it");
-    ASSERT_TRUE(
-        db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 0), 2)
-            .ok());
+    ASSERT_TRUE(CompactLevelTo(db.get(), 0, 2).ok());
     const std::vector<double> two = UniversalRuleBits(spec, 2, 3);
     ExpectLevelBits(db.get(), spec, 2, two[2], "a run above the bottom");
     // Two flushes over them, merged into L0: one L0 run, as a flush is.
     WriteKeys(db.get(), 0, kKeys / 2, 3);
     WriteKeys(db.get(), 1, kKeys / 2, 3);
     ASSERT_EQ(FilesAt(db.get(), 0).size(), 2u);
-    ASSERT_TRUE(
-        db->CompactFiles(rocksdb::CompactionOptions(), FilesAt(db.get(), 0), 0)
-            .ok());
+    ASSERT_TRUE(CompactLevelTo(db.get(), 0, 0).ok());
     ASSERT_EQ(FilesAt(db.get(), 0).size(), 1u);
     ExpectLevelBits(db.get(), spec, 0, two[0], "a merge into L0");
     // Small runs more than the average, the bottom less (cuckoo's whole
