@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "policy/cuckoo/cuckoo_impl.h"
 #include "policy/format.h"
 #include "policy/plan.h"
+#include "policy/ribbon/ribbon_impl.h"
 #include "sstfilter/filter.h"
 #include "sstfilter/hash.h"
 #include "sstfilter/params.h"
@@ -549,6 +551,18 @@ TEST(CompactRibbonTest, FprMatchesColumns) {
   for (uint64_t i = 0; i < trials; i++) fp += r.MayMatch(AbsentKey(i));
   const double expect = trials / 1024.0;
   EXPECT_NEAR(static_cast<double>(fp), expect, 6 * std::sqrt(expect));
+}
+
+TEST(CompactRibbonTest, SlotsWithoutDivisionAreTheQuotient) {
+  // Every payload size a compact trailer allows, every column count.
+  for (uint32_t r = 1; r <= internal::kRibbonMaxColumns; r++) {
+    for (uint64_t p = 1; p <= internal::kMaxCompactPayload; p++) {
+      const uint64_t m =
+          std::min<uint64_t>(8 * (p - 1) / r, internal::kRibbonMaxDenseSlots);
+      ASSERT_EQ(internal::RibbonCompactSlots(p, r), m)
+          << p << " bytes, r " << r;
+    }
+  }
 }
 
 // --- the size bound, every kind ---

@@ -301,11 +301,26 @@ struct RibbonSegmented {
   bool MayMatch(uint64_t h) const { return Check(Locate(h)); }
 };
 
+// ceil(2^21 / r) for r = 1..kRibbonMaxColumns: x / r for x < 2^11 is
+// (x ceil(2^21 / r)) >> 21, exactly (the error is under 2^11 / 2^21 < 1 / r).
+struct RibbonInverses {
+  uint32_t of[kRibbonMaxColumns + 1];
+  constexpr RibbonInverses() : of() {
+    for (uint32_t r = 1; r <= kRibbonMaxColumns; r++) {
+      of[r] = ((uint32_t{1} << 21) + r - 1) / r;
+    }
+  }
+};
+inline constexpr RibbonInverses kRibbonInverses;
+
 // Slots of a compact dense filter (docs/FORMAT.md, "Compact dense form"): as
-// many as the column bytes after the header byte hold, at most 64.
+// many as the column bytes after the header byte hold, at most 64;
+// payload_size >= 1, 1 <= r <= kRibbonMaxColumns. LevelDB decodes a filter
+// on every call, so there is no division: below 64 slots the quotient
+// 8 (payload_size - 1) / r is under 64 r <= 2^11.
 inline uint64_t RibbonCompactSlots(uint64_t payload_size, uint32_t r) {
-  const uint64_t m = 8 * (payload_size - 1) / r;
-  return m < kRibbonMaxDenseSlots ? m : kRibbonMaxDenseSlots;
+  if (payload_size - 1 >= uint64_t{8} * r) return kRibbonMaxDenseSlots;
+  return (8 * (payload_size - 1) * kRibbonInverses.of[r]) >> 21;
 }
 // Most salts a compact dense filter can name (6 bits of its header byte).
 inline constexpr int kRibbonCompactSalts = 64;
@@ -322,31 +337,45 @@ struct RibbonDense {
   }
   // Bits [pos, pos + m) of the payload; reads only the payload's
   // ceil(m r / 8) bytes. Payloads of 8 bytes or more load the 8 bytes from
-  // the column's first byte, or the payload's last 8 where fewer remain.
+  // the column's first byte, or the payload's last 8 where fewer remain;
+  // a column of more than 57 slots may end in a ninth byte.
   uint64_t Column(uint32_t j) const {
     const uint64_t pos = uint64_t{j} * m;
-    const uint64_t first = pos / 8, last = (pos + m - 1) / 8;
+    const uint64_t first = pos / 8;
     const unsigned shift = static_cast<unsigned>(pos % 8);
     const uint64_t bytes = (uint64_t{m} * r + 7) / 8;
     uint64_t v = 0;
     if (bytes >= 8) {
       const uint64_t at = first + 8 <= bytes ? first : bytes - 8;
-      v = DecodeFixed64(data + at) >> (8 * (first - at));
+      v = (DecodeFixed64(data + at) >> (8 * (first - at))) >> shift;
+      if (m > 57) {
+        const uint64_t last = (pos + m - 1) / 8;
+        if (last == first + 8)
+          v |= static_cast<uint64_t>(data[last]) << (64 - shift);
+      }
     } else {
+      const uint64_t last = (pos + m - 1) / 8;
       for (uint64_t i = first; i <= last; i++) {
         v |= static_cast<uint64_t>(data[i]) << (8 * (i - first));
       }
+      v >>= shift;
     }
-    v >>= shift;
-    if (last == first + 8)
-      v |= static_cast<uint64_t>(data[last]) << (64 - shift);
     return v & RowMask();
   }
+  // Columns in groups of four, with one branch per group: an absent key
+  // passes a group with chance 1/16, so that branch is predicted, where a
+  // branch per column (each failing half the time) cost about one
+  // misprediction per call.
   bool MayMatch(uint64_t h) const {
     const RibbonKey key = RibbonHash(h, salt);
     const uint64_t row = key.row & RowMask();
-    for (uint32_t j = 0; j < r; j++) {
-      if (Parity64(Column(j) & row) != ((key.fp >> j) & 1)) return false;
+    for (uint32_t j = 0; j < r; j += 4) {
+      const uint32_t end = j + 4 < r ? j + 4 : r;
+      uint32_t diff = 0;
+      for (uint32_t c = j; c < end; c++) {
+        diff |= (Parity64(Column(c) & row) ? 1u : 0u) ^ ((key.fp >> c) & 1);
+      }
+      if (diff != 0) return false;
     }
     return true;
   }
