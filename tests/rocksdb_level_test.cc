@@ -289,20 +289,24 @@ TEST_P(RocksDBByLevelTest, AutomaticCompactionsKeepEveryKey) {
     bits += 8.0 * static_cast<double>(f.filter_bytes);
     keys += static_cast<double>(f.entries);
   }
-  ASSERT_GE(per_level.size(), 2u);
-  double above = 1e9;
+  double above = 1e9, top = 0, b = 0;
+  int levels = 0;
   for (const auto& [level, bk] : per_level) {
     if (level == 0) continue;
-    const double b = bk.first / bk.second;
-    // Bytes per key of whole filters vary around the bits a level was
-    // given (cuckoo buckets, small filters written as Bloom, the bytes that
-    // keep a small filter's FPR: 1.2% over in one run whose tree automatic
-    // compactions shaped under load), most visibly where two levels both
-    // sit at the kind's largest bits; levels a step apart differ by 20% or
-    // more.
-    EXPECT_LE(b, above * 1.025) << "level " << level;
+    b = bk.first / bk.second;
+    std::printf("L%d: %.2f bits/key, %.0f keys\n", level, b, bk.second);
+    if (levels++ == 0) top = b;
+    // Each table keeps the bits of the tree it was built for: the upper
+    // levels, filled at different moments of the load, sit within a few
+    // percent of each other in either order (2.5% inverted in one run on
+    // RocksDB 9.10 under load; bytes of whole filters vary too).
+    EXPECT_LE(b, above * 1.05) << "level " << level;
     above = b;
   }
+  // The last level holds ~90% of the keys: 0.41-0.64 of the top non-L0
+  // level's bits per key over the four kinds (uniform bits would be 1).
+  ASSERT_GE(levels, 2);
+  EXPECT_LE(b, 0.75 * top);
   const double avg_bits = FilterBytes(spec, spec.bits_per_key, 1 << 20) * 8.0 /
                           static_cast<double>(1 << 20);
   EXPECT_NEAR(bits / keys, avg_bits, 0.15 * avg_bits);
