@@ -318,6 +318,42 @@ TEST(AutoChoiceTest, OneFilterByCost) {
   EXPECT_TRUE(c.Validate().ok());
 }
 
+// One level of small filters (LevelDB), as docs/LEVELDB.md says: at the
+// default costs the ribbon kind for every filter of two keys or more; at
+// build_x=3 standard Bloom's bytes, but for 12 counts between 837 and 942
+// keys (blocked Bloom, which writes its filters of up to 818 keys in the
+// standard form); in the page cache (read_us=3) the ribbon kind from 26
+// keys, at read_us=1 never.
+TEST(AutoChoiceTest, SmallFiltersAsTheDocsSay) {
+  auto written = [](const FilterSpec& chosen, uint64_t n) {
+    FilterParams p;
+    EXPECT_TRUE(ParamsForSpec(chosen, n, &p).ok());
+    return p.kind;
+  };
+  const FilterSpec defaults = Must("auto:10");
+  const FilterSpec slow_build = Must("auto:10:build_x=3");
+  const FilterSpec cached = Must("auto:10:read_us=3");
+  const FilterSpec in_memory = Must("auto:10:read_us=1");
+  int blocked = 0;
+  for (uint64_t n = 2; n <= 4096; n++) {
+    SCOPED_TRACE(n);
+    ASSERT_EQ(ChooseKindForKeys(defaults, n).kind, FilterKind::kRibbon);
+    const FilterSpec b = ChooseKindForKeys(slow_build, n);
+    if (written(b, n) == FilterKind::kBlockedBloom) {
+      blocked++;
+      EXPECT_GE(n, 837u);
+      EXPECT_LE(n, 942u);
+    } else {
+      ASSERT_EQ(written(b, n), FilterKind::kBloom);
+    }
+    if (n >= 26) {
+      ASSERT_EQ(ChooseKindForKeys(cached, n).kind, FilterKind::kRibbon);
+    }
+    ASSERT_NE(ChooseKindForKeys(in_memory, n).kind, FilterKind::kRibbon);
+  }
+  EXPECT_EQ(blocked, 12);
+}
+
 // The auto builder writes the kind it chooses, as that kind's builder
 // writes it, and loses no key.
 TEST(AutoBuilderTest, WritesTheChosenKind) {

@@ -383,10 +383,9 @@ TEST_P(LevelDBPolicyKindTest, ConcurrentCreateFilterIsCorrect) {
 INSTANTIATE_TEST_SUITE_P(AllKinds, LevelDBPolicyKindTest,
                          ::testing::ValuesIn(test::AllKindSpecs()));
 // auto: one level of small filters, each of the kind whose Get costs least
-// at its keys: at the default costs the ribbon kind for most counts and
-// standard Bloom for some (between 73 and 281 keys, where a small ribbon
-// filter's accuracy varies with its count); at build_x=3 (the ribbon kind
-// over budget) standard Bloom.
+// at its keys: at the default costs the ribbon kind; at build_x=3 (the
+// ribbon kind over budget) standard Bloom, which blocked Bloom's filters
+// of up to 818 keys are.
 INSTANTIATE_TEST_SUITE_P(Auto, LevelDBPolicyKindTest,
                          ::testing::Values("auto:10", "auto:10:build_x=3"));
 
