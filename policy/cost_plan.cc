@@ -329,12 +329,12 @@ class Planner {
 
 const std::vector<KindCost>& DefaultKindCosts() {
   // CPU ns per key at 10^6 keys through RocksDB's FilterBitsBuilder and
-  // FilterBitsReader (bench/rocksdb_bench), the mean of two runs' medians
-  // of five repetitions (docs/LEVEL_SIZING.md).
+  // FilterBitsReader (bench/rocksdb_bench), the median of three runs'
+  // medians of five repetitions (docs/LEVEL_SIZING.md).
   static const std::vector<KindCost> costs = {
-      {FilterKind::kBlockedBloom, 11.6, 15.2},
-      {FilterKind::kBloom, 23.2, 17.9},
-      {FilterKind::kRibbon, 30.7, 108.4},
+      {FilterKind::kBlockedBloom, 12.6, 13.5},
+      {FilterKind::kBloom, 12.7, 17.4},
+      {FilterKind::kRibbon, 34.4, 81.8},
   };
   return costs;
 }

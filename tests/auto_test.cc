@@ -320,10 +320,10 @@ TEST(AutoChoiceTest, OneFilterByCost) {
 
 // One level of small filters (LevelDB), as docs/LEVELDB.md says: at the
 // default costs the ribbon kind for every filter of two keys or more; at
-// build_x=3 standard Bloom's bytes, but for 12 counts between 837 and 942
+// build_x=3 standard Bloom's bytes, but for 6 counts between 837 and 890
 // keys (blocked Bloom, which writes its filters of up to 818 keys in the
-// standard form); in the page cache (read_us=3) the ribbon kind from 26
-// keys, at read_us=1 never.
+// standard form); in the page cache (read_us=3) a Bloom kind from 5 keys
+// on, at read_us=1 for every count.
 TEST(AutoChoiceTest, SmallFiltersAsTheDocsSay) {
   auto written = [](const FilterSpec& chosen, uint64_t n) {
     FilterParams p;
@@ -342,16 +342,16 @@ TEST(AutoChoiceTest, SmallFiltersAsTheDocsSay) {
     if (written(b, n) == FilterKind::kBlockedBloom) {
       blocked++;
       EXPECT_GE(n, 837u);
-      EXPECT_LE(n, 942u);
+      EXPECT_LE(n, 890u);
     } else {
       ASSERT_EQ(written(b, n), FilterKind::kBloom);
     }
-    if (n >= 26) {
-      ASSERT_EQ(ChooseKindForKeys(cached, n).kind, FilterKind::kRibbon);
+    if (n >= 5) {
+      ASSERT_NE(ChooseKindForKeys(cached, n).kind, FilterKind::kRibbon);
     }
     ASSERT_NE(ChooseKindForKeys(in_memory, n).kind, FilterKind::kRibbon);
   }
-  EXPECT_EQ(blocked, 12);
+  EXPECT_EQ(blocked, 6);
 }
 
 // The auto builder writes the kind it chooses, as that kind's builder
