@@ -7,6 +7,7 @@
 #ifndef SSTFILTER_POLICY_PRIMITIVES_H_
 #define SSTFILTER_POLICY_PRIMITIVES_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -17,8 +18,46 @@
 // objdump). Always inlining them keeps the prefetch instructions.
 #define SSTFILTER_ALWAYS_INLINE inline __attribute__((always_inline))
 
+// For a function whose hot loop takes parities and shifts by variable
+// counts (the ribbon kind's segmented solver): compiled for x86-64 CPUs
+// with POPCNT, BMI1 and BMI2 (every x86-64 server CPU since 2013), a
+// parity is one instruction instead of a chain of six. Call such a
+// function only when UseBmi2(); it computes exactly what the portable
+// build does (tests compare the two).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define SSTFILTER_HAVE_TARGET_BMI2 1
+#define SSTFILTER_TARGET_BMI2 __attribute__((target("popcnt,bmi,bmi2")))
+#else
+#define SSTFILTER_HAVE_TARGET_BMI2 0
+#define SSTFILTER_TARGET_BMI2
+#endif
+
 namespace sstfilter {
 namespace internal {
+
+// Whether this CPU runs SSTFILTER_TARGET_BMI2 code (false off x86-64).
+inline bool CpuHasBmi2() {
+#if SSTFILTER_HAVE_TARGET_BMI2
+  static const bool has = [] {
+    __builtin_cpu_init();  // safe before the libgcc constructor ran
+    return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+// Whether to run the SSTFILTER_TARGET_BMI2 code: CpuHasBmi2(), unless a
+// test turned it off to compare the portable code's output with it.
+inline std::atomic<bool>& PortableOnlyForTest() {
+  static std::atomic<bool> portable_only{false};
+  return portable_only;
+}
+inline bool UseBmi2() {
+  return CpuHasBmi2() && !PortableOnlyForTest().load(std::memory_order_relaxed);
+}
 
 // floor(2^64 / phi) and floor(2^32 / phi): odd multipliers whose products
 // spread consecutive values (Knuth's multiplicative hashing).

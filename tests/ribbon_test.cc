@@ -86,6 +86,26 @@ TEST(RibbonTest, BytesDoNotDependOnTheOrderOfTheHashes) {
   }
 }
 
+// The segmented form's solver runs as compiled for CPUs with POPCNT and
+// BMI2 where the CPU has them (primitives.h), else as the portable build:
+// both must write the same bytes, including segments that need more than
+// one salt (40000 keys: GoldenSegmentedTwoSegments), and the forms around
+// it (dense, up to 64 keys) the same as ever.
+TEST(RibbonTest, PortableAndBmi2SolversWriteTheSameBytes) {
+  if (!internal::CpuHasBmi2()) GTEST_SKIP() << "this CPU runs only one";
+  for (const char* spec : {"ribbon:7.1", "ribbon:9.5", "ribbon:15"}) {
+    for (uint64_t n : {2u, 17u, 36u, 64u, 65u, 1000u, 4097u, 40000u}) {
+      const std::vector<uint64_t> h = Hashes(n, 3 * n);
+      std::string bmi2, portable;
+      internal::AppendRibbonFilter(test::MustParse(spec), h, &bmi2);
+      internal::PortableOnlyForTest().store(true);
+      internal::AppendRibbonFilter(test::MustParse(spec), h, &portable);
+      internal::PortableOnlyForTest().store(false);
+      EXPECT_EQ(Hex(portable), Hex(bmi2)) << spec << " n=" << n;
+    }
+  }
+}
+
 TEST(RibbonTest, NoFalseNegativesAtEveryN) {
   // Every n from 0 to 5000 at 10 bits per key (dense to n = 64, banded or
   // Bloom above), and every 7th n at a fractional 7.3 bits per key.

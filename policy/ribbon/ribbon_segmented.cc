@@ -27,7 +27,7 @@ struct Row128 {
 // row is XORed in, bit 0 is clear, so the shift to the next set bit is
 // 1..127 and needs no 128-bit shift's test for 64 or more (the loop is
 // most of the build; this is its dependency chain).
-inline int Step128(Row128* r, RibbonRow* rows, uint32_t* rhs) {
+SSTFILTER_ALWAYS_INLINE int Step128(Row128* r, RibbonRow* rows, uint32_t* rhs) {
   const RibbonRow pivot = rows[r->i];
   if (pivot == 0) {
     rows[r->i] = static_cast<RibbonRow>(r->hi) << 64 | r->lo;
@@ -59,8 +59,10 @@ inline int Step128(Row128* r, RibbonRow* rows, uint32_t* rhs) {
 // elimination reads each key's salted hash instead of mixing it again.
 // In order of start block elimination walks the slots almost
 // sequentially (the order changes neither solvability nor the solution).
-void SortSegmentKeys(const HashList& list, uint64_t lo, uint64_t hi,
-                     const RibbonSegmentView& v, RibbonScratch* s) {
+SSTFILTER_ALWAYS_INLINE void SortSegmentKeys(const HashList& list, uint64_t lo,
+                                             uint64_t hi,
+                                             const RibbonSegmentView& v,
+                                             RibbonScratch* s) {
   const uint64_t starts = v.NumStarts();
   std::vector<uint64_t>& next = s->next;
   next.assign(v.blocks, 0);
@@ -82,7 +84,8 @@ void SortSegmentKeys(const HashList& list, uint64_t lo, uint64_t hi,
 // after the current slot (bit 0 = the next slot; as the banded form). The
 // value at slot i with pivot row c is rhs bit j XOR parity(c & (w << 1)),
 // which is parity((c >> 1) & w): independent of the window's shift.
-void BackSubstitute128(const RibbonSegmentView& v, const RibbonScratch& s) {
+SSTFILTER_ALWAYS_INLINE void BackSubstitute128(const RibbonSegmentView& v,
+                                               const RibbonScratch& s) {
   uint64_t lo[kRibbonMaxColumns + 1] = {}, hi[kRibbonMaxColumns + 1] = {};
   uint8_t* out = const_cast<uint8_t*>(v.words);
   for (uint64_t t = v.blocks; t-- > 0;) {
@@ -111,8 +114,10 @@ void BackSubstitute128(const RibbonSegmentView& v, const RibbonScratch& s) {
 
 // Solves one segment, hashes list[lo, hi), into its columns v.words (v.salt
 // chosen by the caller). False if the system has no solution.
-bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
-                  const RibbonSegmentView& v, RibbonScratch* s) {
+SSTFILTER_ALWAYS_INLINE bool SolveSegment(const HashList& list, uint64_t lo,
+                                          uint64_t hi,
+                                          const RibbonSegmentView& v,
+                                          RibbonScratch* s) {
   const uint64_t slots = v.blocks * kRibbonWideSlots;
   s->row.assign(slots, 0);
   s->rhs.assign(slots, 0);
@@ -169,6 +174,23 @@ bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
   }
   BackSubstitute128(v, *s);
   return true;
+}
+
+// SolveSegment compiled for CPUs with POPCNT and BMI2 (primitives.h):
+// 5-8% less build time from 200 to 23,000 keys, measured beside the
+// portable build in one process. (The dense form's solver, a few dozen
+// rows, measured no faster so compiled; it stays portable.)
+SSTFILTER_TARGET_BMI2 bool SolveSegmentBmi2(const HashList& list, uint64_t lo,
+                                            uint64_t hi,
+                                            const RibbonSegmentView& v,
+                                            RibbonScratch* s) {
+  return SolveSegment(list, lo, hi, v, s);
+}
+
+bool BuildSegment(const HashList& list, uint64_t lo, uint64_t hi,
+                  const RibbonSegmentView& v, RibbonScratch* s) {
+  if (UseBmi2()) return SolveSegmentBmi2(list, lo, hi, v, s);
+  return SolveSegment(list, lo, hi, v, s);
 }
 
 }  // namespace
