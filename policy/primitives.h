@@ -20,7 +20,7 @@
 
 // For a function whose hot loop takes parities and shifts by variable
 // counts (the ribbon kind's segmented solver): compiled for x86-64 CPUs
-// with POPCNT, BMI1 and BMI2 (every x86-64 server CPU since 2013), a
+// with POPCNT, BMI1 and BMI2 (Intel's since 2013, AMD's since 2015), a
 // parity is one instruction instead of a chain of six. Call such a
 // function only when UseBmi2(); it computes exactly what the portable
 // build does (tests compare the two).
@@ -39,7 +39,7 @@ namespace internal {
 inline bool CpuHasBmi2() {
 #if SSTFILTER_HAVE_TARGET_BMI2
   static const bool has = [] {
-    __builtin_cpu_init();  // safe before the libgcc constructor ran
+    __builtin_cpu_init();  // in case libgcc's constructor has not run yet
     return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
            __builtin_cpu_supports("bmi2");
   }();
