@@ -200,9 +200,8 @@ const ReadCopy& UncheckedFilter(const Candidate& c, uint64_t n) {
 // where the allocator put a filter's own copy, and how the machine backs
 // those pages, cannot move one candidate against another (with a copy
 // each, two candidates' ratio at 10^7 keys moved from 0.94x to 1.70x
-// between runs). Allocated once, for
-// the largest filter here (a 10^7-key cuckoo:12, 15 MB), grown only if a
-// larger one comes.
+// between runs). Allocated once, with room for the largest filter here (a
+// 10^7-key cuckoo:12, 16 MB), grown only if a larger one comes.
 rocksdb::Slice InSharedBuffer(const ReadCopy& copy, size_t offset) {
   static std::unique_ptr<char[]> buf;
   static size_t capacity = 0;
