@@ -8,6 +8,11 @@
 //   every live file, by level (each L0 file its own run), its keys being
 //   SstFileMetaData::num_entries (or, for a file whose properties RocksDB
 //   has not loaded yet, its bytes times the tree's entries per byte);
+//   read from RocksDB's metadata, then kept from the events of flushes
+//   and compactions while RocksDB's counts of files per level and of
+//   their bytes agree (the default column family's: another's files are
+//   read at every job, since only the default one's counts can be asked
+//   for by name);
 //   minus the input files of every running compaction, whose keys are
 //   counted at its output level instead (one new run if that is L0, as
 //   under universal compaction, the last started of which is marked:
@@ -51,31 +56,81 @@ struct LiveFile {
   uint64_t keys;
 };
 
-// The files of column family `name`, with their keys.
-std::vector<LiveFile> LiveFiles(rocksdb::DB* db, const std::string& name) {
+// A live file as RocksDB or this listener's events describe it.
+struct FileRecord {
+  int level;
+  uint64_t keys;   // 0: not known yet
+  uint64_t bytes;  // its size
+};
+using FileRecords = std::map<uint64_t, FileRecord>;  // by file number
+
+// RocksDB's description of the files of column family `name`.
+FileRecords ReadFiles(rocksdb::DB* db, const std::string& name) {
   std::vector<rocksdb::ColumnFamilyMetaData> all;
   db->GetAllColumnFamilyMetaData(&all);
-  std::vector<LiveFile> out;
-  std::vector<uint64_t> unknown_bytes;  // of files with keys unknown
-  double entries = 0, bytes = 0;
+  FileRecords out;
   for (const rocksdb::ColumnFamilyMetaData& cf : all) {
     if (cf.name != name) continue;
     for (const rocksdb::LevelMetaData& l : cf.levels) {
       for (const rocksdb::SstFileMetaData& f : l.files) {
-        out.push_back({l.level, f.file_number, f.num_entries});
-        unknown_bytes.push_back(f.num_entries == 0 ? f.size : 0);
-        if (f.num_entries > 0) {
-          entries += static_cast<double>(f.num_entries);
-          bytes += static_cast<double>(f.size);
-        }
+        out[f.file_number] = {l.level, f.num_entries, f.size};
       }
     }
   }
-  // After a reopen RocksDB loads the properties of a few files per new
-  // version: the others' keys are estimated from their sizes.
-  for (size_t i = 0; i < out.size() && bytes > 0; i++) {
-    out[i].keys += static_cast<uint64_t>(static_cast<double>(unknown_bytes[i]) *
-                                         entries / bytes);
+  return out;
+}
+
+// The files with their keys. After a reopen RocksDB loads the properties
+// of a few files per new version: the others' keys are estimated from
+// their sizes, at the tree's entries per byte.
+std::vector<LiveFile> WithKeys(const FileRecords& files) {
+  double entries = 0, bytes = 0;
+  for (const auto& [number, f] : files) {
+    if (f.keys > 0) {
+      entries += static_cast<double>(f.keys);
+      bytes += static_cast<double>(f.bytes);
+    }
+  }
+  std::vector<LiveFile> out;
+  out.reserve(files.size());
+  auto add = [&](uint64_t number, const FileRecord& f) {
+    uint64_t keys = f.keys;
+    if (keys == 0 && bytes > 0) {
+      keys =
+          static_cast<uint64_t>(static_cast<double>(f.bytes) * entries / bytes);
+    }
+    out.push_back({f.level, number, keys});
+  };
+  // The L0 files newest first, as RocksDB lists them, then the levels.
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    if (it->second.level == 0) add(it->first, it->second);
+  }
+  for (const auto& [number, f] : files) {
+    if (f.level != 0) add(number, f);
+  }
+  return out;
+}
+
+// The number of files at each level of `db`'s default column family and
+// their bytes, from RocksDB's properties (cheap: no file is described).
+struct TreeCounts {
+  std::vector<uint64_t> files;  // by level; empty: not known
+  uint64_t bytes = 0;
+};
+TreeCounts DefaultTreeCounts(rocksdb::DB* db) {
+  TreeCounts out;
+  const int levels = db->NumberLevels();
+  for (int l = 0; l < levels; l++) {
+    std::string v;
+    if (!db->GetProperty("rocksdb.num-files-at-level" + std::to_string(l),
+                         &v)) {
+      return {};
+    }
+    out.files.push_back(std::strtoull(v.c_str(), nullptr, 10));
+  }
+  if (!db->GetIntProperty(rocksdb::DB::Properties::kLiveSstFilesSize,
+                          &out.bytes)) {
+    return {};
   }
   return out;
 }
@@ -90,21 +145,25 @@ uint64_t FileNumber(const std::string& path) {
 // filters, and the tree it derives from them. Thread-safe.
 class TreeTracker {
  public:
-  void FlushCompleted(uint64_t keys) {
+  void FlushCompleted(const rocksdb::FlushJobInfo& info) {
     std::lock_guard<std::mutex> lock(mu_);
-    last_flush_keys_ = keys;
+    last_flush_keys_ = info.table_properties.num_entries;
+    Install({}, {{0, FileNumber(info.file_path)}});
   }
 
   void TableCreated(const rocksdb::TableFileCreationInfo& info) {
     std::lock_guard<std::mutex> lock(mu_);
-    filters_[FileNumber(info.file_path)] = {
-        info.table_properties.num_filter_entries,
-        8.0 * static_cast<double>(info.table_properties.filter_size)};
+    made_[FileNumber(info.file_path)] = {
+        {info.table_properties.num_filter_entries,
+         8.0 * static_cast<double>(info.table_properties.filter_size)},
+        info.table_properties.num_entries,
+        info.file_size};
   }
 
   void TableDeleted(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu_);
-    filters_.erase(FileNumber(path));
+    made_.erase(FileNumber(path));
+    files_.erase(FileNumber(path));
   }
 
   void CompactionBegins(const rocksdb::CompactionJobInfo& info) {
@@ -116,9 +175,19 @@ class TreeTracker {
     jobs_[info.job_id] = std::move(job);
   }
 
-  void CompactionEnds(int job_id) {
+  void CompactionEnds(const rocksdb::CompactionJobInfo& info) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.erase(job_id);
+    jobs_.erase(info.job_id);
+    if (!info.status.ok()) return;
+    std::vector<uint64_t> inputs;
+    std::vector<std::pair<int, uint64_t>> outputs;
+    for (const rocksdb::CompactionFileInfo& f : info.input_file_infos) {
+      inputs.push_back(f.file_number);
+    }
+    for (const rocksdb::CompactionFileInfo& f : info.output_file_infos) {
+      outputs.push_back({f.level, f.file_number});
+    }
+    Install(inputs, outputs);
   }
 
   // The tree of column family `cf` of `db` as it will be when the running
@@ -127,7 +196,7 @@ class TreeTracker {
   template <typename Sizer>
   void Observe(rocksdb::DB* db, const std::string& cf, bool flush,
                Sizer* sizer) {
-    const std::vector<LiveFile> files = LiveFiles(db, cf);
+    const std::vector<LiveFile> files = Files(db, cf);
     internal::TreeRuns tree;
     uint64_t flush_keys = 0;
     {
@@ -139,6 +208,79 @@ class TreeTracker {
   }
 
  private:
+  // A table file this listener saw created: its filter, keys and size.
+  struct Made {
+    internal::BuiltFilter filter;
+    uint64_t keys;
+    uint64_t bytes;
+  };
+
+  // REQUIRES: mu_ held. A flush or compaction installed: `removed` left
+  // the tree, `added` (level, number) joined it. If a new file's keys are
+  // unknown, files_ is read from RocksDB again at the next job.
+  void Install(const std::vector<uint64_t>& removed,
+               const std::vector<std::pair<int, uint64_t>>& added) {
+    if (!files_known_) return;
+    std::vector<std::pair<uint64_t, FileRecord>> joined;
+    for (const auto& [level, number] : added) {
+      const auto live = files_.find(number);  // moved to another level
+      const auto made = made_.find(number);
+      if (live != files_.end()) {
+        joined.push_back(
+            {number, {level, live->second.keys, live->second.bytes}});
+      } else if (made != made_.end()) {
+        joined.push_back(
+            {number, {level, made->second.keys, made->second.bytes}});
+      } else {
+        files_known_ = false;
+        return;
+      }
+    }
+    for (uint64_t number : removed) files_.erase(number);
+    for (const auto& [number, record] : joined) files_[number] = record;
+  }
+
+  // The live files of column family `cf` of `db`, with their keys: those
+  // of the last reading of RocksDB's metadata and the events since, while
+  // RocksDB's count of files at every level and of their bytes agree
+  // (only the default column family's can be read by name); else read
+  // again. They differ when a job has ended but its event has not come
+  // yet, and after what sends no event (CompactFiles, IngestExternalFile,
+  // a reopen). Reading the counts costs little; the metadata describes
+  // every file.
+  std::vector<LiveFile> Files(rocksdb::DB* db, const std::string& cf) {
+    const TreeCounts counts = cf == rocksdb::kDefaultColumnFamilyName
+                                  ? DefaultTreeCounts(db)
+                                  : TreeCounts();
+    if (!counts.files.empty()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (files_known_ && files_db_ == db && SameCounts(counts)) {
+        return WithKeys(files_);
+      }
+    }
+    FileRecords files = ReadFiles(db, cf);
+    std::vector<LiveFile> out = WithKeys(files);
+    std::lock_guard<std::mutex> lock(mu_);
+    files_ = std::move(files);
+    files_known_ = !counts.files.empty();
+    files_db_ = db;
+    return out;
+  }
+
+  // REQUIRES: mu_ held. Whether files_ has as many files at each level
+  // and as many bytes as `counts`.
+  bool SameCounts(const TreeCounts& counts) const {
+    std::vector<uint64_t> files(counts.files.size(), 0);
+    uint64_t bytes = 0;
+    for (const auto& [number, f] : files_) {
+      const size_t l = static_cast<size_t>(f.level);
+      if (f.level < 0 || l >= files.size()) return false;
+      files[l]++;
+      bytes += f.bytes;
+    }
+    return files == counts.files && bytes == counts.bytes;
+  }
+
   // A running compaction: the files it reads, and the level it writes.
   struct Job {
     std::set<uint64_t> inputs;
@@ -149,14 +291,14 @@ class TreeTracker {
     internal::TreeRuns tree;
     std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
     for (const LiveFile& f : files) {
-      const auto filter = filters_.find(f.number);
+      const auto made = made_.find(f.number);
       const int job = JobReading(f.number);
       if (job >= 0) {
         moving[job] += f.keys;
         continue;
       }
       internal::RunKeys file{f.keys, {}};
-      if (filter != filters_.end()) file.built.push_back(filter->second);
+      if (made != made_.end()) file.built.push_back(made->second.filter);
       AddToRun(&tree, f.level, std::move(file));
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
@@ -209,10 +351,16 @@ class TreeTracker {
 
   std::mutex mu_;
   std::map<int, Job> jobs_;  // running compactions by job id
-  // The filters of the files created since the listener was added, until
-  // RocksDB deletes them. (Not pruned to the live files: a running job's
-  // output may be older than a flush's live file, and not live yet.)
-  std::map<uint64_t, internal::BuiltFilter> filters_;
+  // The files created since the listener was added, until RocksDB deletes
+  // them. (Not pruned to the live files: a running job's output may be
+  // older than a flush's live file, and not live yet.)
+  std::map<uint64_t, Made> made_;
+  // The live files as of the last reading of RocksDB's metadata and the
+  // events since; trusted while files_known_, for database files_db_ and
+  // while RocksDB's counts agree (Files).
+  FileRecords files_;
+  bool files_known_ = false;
+  const rocksdb::DB* files_db_ = nullptr;
   uint64_t last_flush_keys_ = 0;
 };
 
@@ -263,7 +411,7 @@ class LevelListenerBase : public rocksdb::EventListener {
   void OnFlushCompleted(rocksdb::DB* db,
                         const rocksdb::FlushJobInfo& info) override {
     TreeTracker* t = Tracker(db->GetName(), info.cf_name);
-    if (t != nullptr) t->FlushCompleted(info.table_properties.num_entries);
+    if (t != nullptr) t->FlushCompleted(info);
   }
 
   void OnTableFileCreated(const rocksdb::TableFileCreationInfo& info) override {
@@ -290,7 +438,7 @@ class LevelListenerBase : public rocksdb::EventListener {
   void OnCompactionCompleted(rocksdb::DB* db,
                              const rocksdb::CompactionJobInfo& info) override {
     TreeTracker* t = Tracker(db->GetName(), info.cf_name);
-    if (t != nullptr) t->CompactionEnds(info.job_id);
+    if (t != nullptr) t->CompactionEnds(info);
   }
 
  protected:
