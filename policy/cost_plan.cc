@@ -255,6 +255,8 @@ class Planner {
     if (*memory <= budget) return best;
     for (int i = 0; i < 64; i++) {
       const double mid = (lo + hi) / 2;
+      // lo and hi adjacent: as lo does not fit, no step would move hi.
+      if (mid == lo || mid == hi) break;
       double m, b;
       Choose(std::exp(mid), nu, &m, &b);
       if (m <= budget) {
@@ -457,14 +459,18 @@ Status PlanFilterCosts(const FilterSpec& spec,
   if (build > build_budget * (1 + 1e-12)) {
     // Price build time: the smallest nu in (e^-80, e^80) that fits.
     double lo = -80, hi = 80;
+    bool lo_tried = false;
     for (int i = 0; i < 64; i++) {
       const double mid = (lo + hi) / 2;
+      // lo and hi adjacent: unless lo is untried, no step would move hi.
+      if (mid == hi || (mid == lo && lo_tried)) break;
       double m, b;
       planner.FitMemory(budget, std::exp(mid), &m, &b);
       if (b <= build_budget * (1 + 1e-12)) {
         hi = mid;
       } else {
         lo = mid;
+        lo_tried = true;
       }
     }
     choices = planner.FitMemory(budget, std::exp(hi), &memory, &build);
