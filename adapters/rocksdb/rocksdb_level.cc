@@ -47,6 +47,8 @@ double MaxAverage(const FilterSpec& spec) {
 
 }  // namespace
 
+bool LevelSizer::Plans() const { return PlansTree(spec_); }
+
 bool LevelSizer::UsesTree(const rocksdb::FilterBuildingContext& context) const {
   return PlansTree(spec_) &&
          (context.compaction_style == rocksdb::kCompactionStyleLevel ||
@@ -131,7 +133,7 @@ std::vector<FilterSpec> LevelSizer::PlanSpecs(const std::vector<uint64_t>& keys,
 
 void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
                          uint64_t flush_keys) {
-  if (!PlansTree(spec_)) return;
+  if (!Plans()) return;
   const std::vector<Run> runs = PlanRuns(tree, new_l0_keys, flush_keys);
   if (runs.empty()) return;
   {

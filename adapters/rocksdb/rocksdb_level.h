@@ -74,6 +74,10 @@ class LevelSizer {
   // run tree.l0_output.
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
+  // Whether the spec is planned on the tree (by_level or auto): else
+  // Observe does nothing.
+  bool Plans() const;
+
   // Whether a table of `context` is sized on the tree (by_level or auto,
   // level or universal compaction, a level >= 0): only then does a
   // listener matter. Without a listener's plan for its run a table gets

@@ -505,7 +505,8 @@ class BoundLevelListener final : public LevelListenerBase {
 
   void Publish(rocksdb::DB* db, const std::string& cf, TreeTracker* tracker,
                bool flush) override {
-    tracker->Observe(db, cf, flush, sizer_);
+    // A uniform spec's sizer plans nothing: the tree is not read for it.
+    if (sizer_->Plans()) tracker->Observe(db, cf, flush, sizer_);
   }
 
   // Keeps the sizer alive.
