@@ -194,18 +194,34 @@ class Planner {
     }
   }
 
+  // The cheapest point of each run's curve of each kind at some mu
+  // (Choose), run after run, kind after kind.
+  using Points = std::vector<size_t>;
+
   // The choices at prices (mu, nu); memory in bits and build time in ns.
+  // If `above` and `below` are given, they are the points at a mu above
+  // and one below this one, which bracket this mu's (a point's cost
+  // changes monotonically with mu). The points chosen go to *points if
+  // given.
   std::vector<Choice> Choose(double mu, double nu, double* memory,
-                             double* build) const {
+                             double* build, const Points* above = nullptr,
+                             const Points* below = nullptr,
+                             Points* points = nullptr) const {
     std::vector<Choice> out(runs_.size());
     *memory = *build = 0;
+    if (points != nullptr) points->clear();
+    size_t at = 0;  // index into the Points
     for (size_t i = 0; i < runs_.size(); i++) {
       const RunOptions& r = runs_[i];
       if (r.curves.empty()) continue;
       double best = INFINITY, best_bits = 0;
-      for (size_t k = 0; k < r.curves.size(); k++) {
+      for (size_t k = 0; k < r.curves.size(); k++, at++) {
         const std::vector<SizePoint>& curve = *r.curves[k];
-        const size_t p = Cheapest(curve, r.keys, mu);
+        const size_t p =
+            above != nullptr
+                ? Cheapest(curve, r.keys, mu, (*above)[at], (*below)[at])
+                : Cheapest(curve, r.keys, mu, 0, curve.size() - 1);
+        if (points != nullptr) points->push_back(p);
         const double bits = r.keys * curve[p].real_bits;
         const double cost = costs_[k].query_ns +
                             nu * r.weight * costs_[k].build_ns +
@@ -226,15 +242,15 @@ class Planner {
 
   // The point of a convex curve with the least read_ns * fpr + mu * keys *
   // real_bits: the first whose next segment no longer pays (its slopes
-  // rise along the curve), found by bisection; of equal costs the smaller.
-  size_t Cheapest(const std::vector<SizePoint>& curve, double keys,
-                  double mu) const {
+  // rise along the curve), found by bisection in [lo, hi], where it is;
+  // of equal costs the smaller.
+  size_t Cheapest(const std::vector<SizePoint>& curve, double keys, double mu,
+                  size_t lo, size_t hi) const {
     auto pays = [&](size_t j) {
       return read_ns_ * (curve[j + 1].fpr - curve[j].fpr) +
                  mu * keys * (curve[j + 1].real_bits - curve[j].real_bits) <
              0;
     };
-    size_t lo = 0, hi = curve.size() - 1;  // the answer is in [lo, hi]
     while (lo < hi) {
       const size_t mid = lo + (hi - lo) / 2;
       if (pays(mid)) {
@@ -247,25 +263,31 @@ class Planner {
   }
 
   // The cheapest choices whose memory fits `budget` at build price nu,
-  // by bisecting mu over (e^-80, e^80) on a log scale.
+  // by bisecting mu over (e^-80, e^80) on a log scale. Each step searches
+  // each curve between its points at the bounds.
   std::vector<Choice> FitMemory(double budget, double nu, double* memory,
                                 double* build) const {
     double lo = -80, hi = 80;
-    std::vector<Choice> best = Choose(std::exp(lo), nu, memory, build);
+    Points at_lo, at_hi, at_mid;
+    std::vector<Choice> best =
+        Choose(std::exp(lo), nu, memory, build, nullptr, nullptr, &at_lo);
     if (*memory <= budget) return best;
+    double m, b;
+    Choose(std::exp(hi), nu, &m, &b, nullptr, nullptr, &at_hi);
     for (int i = 0; i < 64; i++) {
       const double mid = (lo + hi) / 2;
       // lo and hi adjacent: as lo does not fit, no step would move hi.
       if (mid == lo || mid == hi) break;
-      double m, b;
-      Choose(std::exp(mid), nu, &m, &b);
+      Choose(std::exp(mid), nu, &m, &b, &at_hi, &at_lo, &at_mid);
       if (m <= budget) {
         hi = mid;
+        at_hi.swap(at_mid);
       } else {
         lo = mid;
+        at_lo.swap(at_mid);
       }
     }
-    return Choose(std::exp(hi), nu, memory, build);
+    return Choose(std::exp(hi), nu, memory, build, &at_hi, &at_hi);
   }
 
   // The spec bits per run: the choices' points, then what `left` bits
