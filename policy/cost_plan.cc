@@ -200,9 +200,9 @@ class Planner {
 
   // The choices at prices (mu, nu); memory in bits and build time in ns.
   // If `above` and `below` are given, they are the points at a mu above
-  // and one below this one, which bracket this mu's (a point's cost
-  // changes monotonically with mu). The points chosen go to *points if
-  // given.
+  // and one below this one, which bracket this mu's (as mu rises, each
+  // curve's cheapest point moves only towards its start). The points
+  // chosen go to *points if given.
   std::vector<Choice> Choose(double mu, double nu, double* memory,
                              double* build, const Points* above = nullptr,
                              const Points* below = nullptr,
