@@ -163,6 +163,7 @@ struct RunOptions {
 struct Choice {
   size_t kind = 0;   // index into the candidates
   size_t point = 0;  // index into its curve
+  double bits = 0;   // the run's bits at that point
 };
 
 class Planner {
@@ -192,6 +193,22 @@ class Planner {
       }
       runs_.push_back(std::move(r));
     }
+    // Runs alike in keys, weight and curves (L0 files of one flush size)
+    // choose alike: Choose works out the first of them only.
+    size_t points = 0;
+    for (size_t i = 0; i < runs_.size(); i++) {
+      first_point_.push_back(points);
+      points += runs_[i].curves.size();
+      first_alike_.push_back(i);
+      for (size_t j = 0; j < i; j++) {
+        if (runs_[j].keys == runs_[i].keys &&
+            runs_[j].weight == runs_[i].weight &&
+            runs_[j].curves == runs_[i].curves) {
+          first_alike_[i] = j;
+          break;
+        }
+      }
+    }
   }
 
   // The cheapest point of each run's curve of each kind at some mu
@@ -209,19 +226,32 @@ class Planner {
                              Points* points = nullptr) const {
     std::vector<Choice> out(runs_.size());
     *memory = *build = 0;
-    if (points != nullptr) points->clear();
-    size_t at = 0;  // index into the Points
+    Points own;
+    Points* found = points != nullptr ? points : &own;
+    found->clear();
     for (size_t i = 0; i < runs_.size(); i++) {
       const RunOptions& r = runs_[i];
+      const size_t at = first_point_[i];  // index into the Points
       if (r.curves.empty()) continue;
+      const size_t alike = first_alike_[i];
+      if (alike != i) {
+        for (size_t k = 0; k < r.curves.size(); k++) {
+          const size_t p = (*found)[first_point_[alike] + k];
+          found->push_back(p);
+        }
+        out[i] = out[alike];
+        *memory += out[i].bits;
+        *build += r.weight * costs_[out[i].kind].build_ns;
+        continue;
+      }
       double best = INFINITY, best_bits = 0;
-      for (size_t k = 0; k < r.curves.size(); k++, at++) {
+      for (size_t k = 0; k < r.curves.size(); k++) {
         const std::vector<SizePoint>& curve = *r.curves[k];
-        const size_t p =
-            above != nullptr
-                ? Cheapest(curve, r.keys, mu, (*above)[at], (*below)[at])
-                : Cheapest(curve, r.keys, mu, 0, curve.size() - 1);
-        if (points != nullptr) points->push_back(p);
+        const size_t p = above != nullptr
+                             ? Cheapest(curve, r.keys, mu, (*above)[at + k],
+                                        (*below)[at + k])
+                             : Cheapest(curve, r.keys, mu, 0, curve.size() - 1);
+        found->push_back(p);
         const double bits = r.keys * curve[p].real_bits;
         const double cost = costs_[k].query_ns +
                             nu * r.weight * costs_[k].build_ns +
@@ -231,10 +261,10 @@ class Planner {
         if (cost < best || (cost == best && bits < best_bits)) {
           best = cost;
           best_bits = bits;
-          out[i] = {k, p};
+          out[i] = {k, p, bits};
         }
       }
-      *memory += best_bits;
+      *memory += out[i].bits;
       *build += r.weight * costs_[out[i].kind].build_ns;
     }
     return out;
@@ -344,6 +374,10 @@ class Planner {
   const std::vector<KindCost>& costs_;
   const double read_ns_;
   std::vector<RunOptions> runs_;
+  // Per run: the first run alike (itself if none), and the index in the
+  // Points of its first curve's point.
+  std::vector<size_t> first_alike_;
+  std::vector<size_t> first_point_;
   std::map<std::pair<FilterKind, uint64_t>,
            std::shared_ptr<const std::vector<SizePoint>>>
       small_;

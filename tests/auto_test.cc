@@ -276,6 +276,23 @@ TEST(AutoPlanTest, SmallFlushRunsGetAFastKind) {
   EXPECT_GE(ribbon.total_bits, ribbon.budget_bits * 0.95);
 }
 
+// L0 files of one flush size are alike runs (the planner works out the
+// first of them once): each gets the same kind and bits as the others,
+// and the plan spends the budget, whether or not the build budget binds.
+TEST(AutoPlanTest, AlikeRunsArePlannedAlike) {
+  const std::vector<uint64_t> tree = {14903, 9000,    14903,  14903,
+                                      70000, 1000000, 9000000};
+  for (const char* text :
+       {"auto:10", "auto:10:build_x=1.5", "auto:7:read_us=10"}) {
+    const CostPlan p = MustPlan(text, tree, 4);
+    for (size_t i : {2, 3}) {
+      EXPECT_EQ(p.kinds[i], p.kinds[0]) << text << i;
+      EXPECT_EQ(p.bits_per_key[i], p.bits_per_key[0]) << text << i;
+    }
+    EXPECT_NEAR(p.total_bits / p.budget_bits, 1.0, 0.001) << text;
+  }
+}
+
 TEST(AutoPlanTest, BadArguments) {
   CostPlan p;
   EXPECT_TRUE(
