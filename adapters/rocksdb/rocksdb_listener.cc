@@ -35,11 +35,11 @@
 #include <rocksdb/metadata.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,12 +49,6 @@
 
 namespace sstfilter {
 namespace {
-
-struct LiveFile {
-  int level;
-  uint64_t number;
-  uint64_t keys;
-};
 
 // A live file as RocksDB or this listener's events describe it.
 struct FileRecord {
@@ -76,37 +70,6 @@ FileRecords ReadFiles(rocksdb::DB* db, const std::string& name) {
         out[f.file_number] = {l.level, f.num_entries, f.size};
       }
     }
-  }
-  return out;
-}
-
-// The files with their keys. After a reopen RocksDB loads the properties
-// of a few files per new version: the others' keys are estimated from
-// their sizes, at the tree's entries per byte.
-std::vector<LiveFile> WithKeys(const FileRecords& files) {
-  double entries = 0, bytes = 0;
-  for (const auto& [number, f] : files) {
-    if (f.keys > 0) {
-      entries += static_cast<double>(f.keys);
-      bytes += static_cast<double>(f.bytes);
-    }
-  }
-  std::vector<LiveFile> out;
-  out.reserve(files.size());
-  auto add = [&](uint64_t number, const FileRecord& f) {
-    uint64_t keys = f.keys;
-    if (keys == 0 && bytes > 0) {
-      keys =
-          static_cast<uint64_t>(static_cast<double>(f.bytes) * entries / bytes);
-    }
-    out.push_back({f.level, number, keys});
-  };
-  // The L0 files newest first, as RocksDB lists them, then the levels.
-  for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    if (it->second.level == 0) add(it->first, it->second);
-  }
-  for (const auto& [number, f] : files) {
-    if (f.level != 0) add(number, f);
   }
   return out;
 }
@@ -141,8 +104,8 @@ uint64_t FileNumber(const std::string& path) {
   return std::strtoull(path.c_str() + name, nullptr, 10);
 }
 
-// What one listener knows of one column family's running jobs and built
-// filters, and the tree it derives from them. Thread-safe.
+// What one listener knows of one column family's live files, running jobs
+// and built filters, and the tree it derives from them. Thread-safe.
 class TreeTracker {
  public:
   void FlushCompleted(const rocksdb::FlushJobInfo& info) {
@@ -153,23 +116,29 @@ class TreeTracker {
 
   void TableCreated(const rocksdb::TableFileCreationInfo& info) {
     std::lock_guard<std::mutex> lock(mu_);
-    made_[FileNumber(info.file_path)] = {
-        {info.table_properties.num_filter_entries,
-         8.0 * static_cast<double>(info.table_properties.filter_size)},
-        info.table_properties.num_entries,
-        info.file_size};
+    const uint64_t number = FileNumber(info.file_path);
+    const internal::BuiltFilter filter{
+        info.table_properties.num_filter_entries,
+        8.0 * static_cast<double>(info.table_properties.filter_size)};
+    made_[number] = {filter, info.table_properties.num_entries, info.file_size};
+    // Already read from RocksDB's metadata (its job ended first).
+    Live* live = FindLive(number);
+    if (live != nullptr) {
+      live->has_filter = true;
+      live->filter = filter;
+    }
   }
 
   void TableDeleted(const std::string& path) {
     std::lock_guard<std::mutex> lock(mu_);
     made_.erase(FileNumber(path));
-    files_.erase(FileNumber(path));
+    Remove(FileNumber(path));
   }
 
   void CompactionBegins(const rocksdb::CompactionJobInfo& info) {
     Job job{{}, info.output_level};
     for (const rocksdb::CompactionFileInfo& f : info.input_file_infos) {
-      job.inputs.insert(f.file_number);
+      job.inputs.push_back(f.file_number);
     }
     std::lock_guard<std::mutex> lock(mu_);
     jobs_[info.job_id] = std::move(job);
@@ -192,16 +161,39 @@ class TreeTracker {
 
   // The tree of column family `cf` of `db` as it will be when the running
   // jobs end, told to `sizer` (LevelSizer::Observe's arguments), for a
-  // flush or compaction starting now.
+  // flush or compaction starting now. The live files are those of the
+  // last reading of RocksDB's metadata and the events since, while
+  // RocksDB's count of files at every level and of their bytes agree
+  // (only the default column family's can be read by name); else read
+  // again. They differ when a job has ended but its event has not come
+  // yet, and after what sends no event (CompactFiles, IngestExternalFile,
+  // a reopen). Reading the counts costs little; the metadata describes
+  // every file.
   template <typename Sizer>
   void Observe(rocksdb::DB* db, const std::string& cf, bool flush,
                Sizer* sizer) {
-    const std::vector<LiveFile> files = Files(db, cf);
+    const TreeCounts counts = cf == rocksdb::kDefaultColumnFamilyName
+                                  ? DefaultTreeCounts(db)
+                                  : TreeCounts();
     internal::TreeRuns tree;
     uint64_t flush_keys = 0;
+    bool current = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      tree = TreeAfterJobs(files);
+      current = !counts.files.empty() && files_known_ && files_db_ == db &&
+                SameCounts(counts);
+      if (current) {
+        tree = TreeAfterJobs();
+        flush_keys = FlushKeys(tree);
+      }
+    }
+    if (!current) {
+      FileRecords files = ReadFiles(db, cf);
+      std::lock_guard<std::mutex> lock(mu_);
+      Reset(files);
+      files_known_ = !counts.files.empty();
+      files_db_ = db;
+      tree = TreeAfterJobs();
       flush_keys = FlushKeys(tree);
     }
     sizer->Observe(tree, flush ? flush_keys : 0, flush_keys);
@@ -215,6 +207,76 @@ class TreeTracker {
     uint64_t bytes;
   };
 
+  // A live file, with its filter if this listener saw it built.
+  struct Live {
+    FileRecord record;
+    bool has_filter = false;
+    internal::BuiltFilter filter{0, 0};
+  };
+
+  // REQUIRES: mu_ held. files_ becomes `files`, with the filters of made_.
+  void Reset(const FileRecords& files) {
+    files_.clear();
+    level_files_.clear();
+    live_bytes_ = known_keys_ = known_bytes_ = 0;
+    for (const auto& [number, record] : files) Add(number, record);
+  }
+
+  // REQUIRES: mu_ held. File `number` joins files_ (or moves in it).
+  void Add(uint64_t number, const FileRecord& record) {
+    Remove(number);
+    Live live{record};
+    const auto made = made_.find(number);
+    if (made != made_.end()) {
+      live.has_filter = true;
+      live.filter = made->second.filter;
+    }
+    files_.insert(LowerBound(number), {number, live});
+    if (record.level >= 0) {
+      const size_t l = static_cast<size_t>(record.level);
+      if (level_files_.size() <= l) level_files_.resize(l + 1, 0);
+      level_files_[l]++;
+    } else {
+      bad_levels_++;
+    }
+    live_bytes_ += record.bytes;
+    if (record.keys > 0) {
+      known_keys_ += record.keys;
+      known_bytes_ += record.bytes;
+    }
+  }
+
+  // REQUIRES: mu_ held. Where file `number` is or would go in files_.
+  std::vector<std::pair<uint64_t, Live>>::iterator LowerBound(uint64_t number) {
+    return std::lower_bound(
+        files_.begin(), files_.end(), number,
+        [](const auto& f, uint64_t n) { return f.first < n; });
+  }
+
+  // REQUIRES: mu_ held. File `number` of files_; nullptr if none.
+  Live* FindLive(uint64_t number) {
+    const auto it = LowerBound(number);
+    return it != files_.end() && it->first == number ? &it->second : nullptr;
+  }
+
+  // REQUIRES: mu_ held. File `number` leaves files_, if there.
+  void Remove(uint64_t number) {
+    const auto it = LowerBound(number);
+    if (it == files_.end() || it->first != number) return;
+    const FileRecord& r = it->second.record;
+    if (r.level >= 0) {
+      level_files_[static_cast<size_t>(r.level)]--;
+    } else {
+      bad_levels_--;
+    }
+    live_bytes_ -= r.bytes;
+    if (r.keys > 0) {
+      known_keys_ -= r.keys;
+      known_bytes_ -= r.bytes;
+    }
+    files_.erase(it);
+  }
+
   // REQUIRES: mu_ held. A flush or compaction installed: `removed` left
   // the tree, `added` (level, number) joined it. If a new file's keys are
   // unknown, files_ is read from RocksDB again at the next job.
@@ -223,11 +285,11 @@ class TreeTracker {
     if (!files_known_) return;
     std::vector<std::pair<uint64_t, FileRecord>> joined;
     for (const auto& [level, number] : added) {
-      const auto live = files_.find(number);  // moved to another level
+      const Live* live = FindLive(number);  // moved to another level
       const auto made = made_.find(number);
-      if (live != files_.end()) {
+      if (live != nullptr) {
         joined.push_back(
-            {number, {level, live->second.keys, live->second.bytes}});
+            {number, {level, live->record.keys, live->record.bytes}});
       } else if (made != made_.end()) {
         joined.push_back(
             {number, {level, made->second.keys, made->second.bytes}});
@@ -236,70 +298,72 @@ class TreeTracker {
         return;
       }
     }
-    for (uint64_t number : removed) files_.erase(number);
-    for (const auto& [number, record] : joined) files_[number] = record;
-  }
-
-  // The live files of column family `cf` of `db`, with their keys: those
-  // of the last reading of RocksDB's metadata and the events since, while
-  // RocksDB's count of files at every level and of their bytes agree
-  // (only the default column family's can be read by name); else read
-  // again. They differ when a job has ended but its event has not come
-  // yet, and after what sends no event (CompactFiles, IngestExternalFile,
-  // a reopen). Reading the counts costs little; the metadata describes
-  // every file.
-  std::vector<LiveFile> Files(rocksdb::DB* db, const std::string& cf) {
-    const TreeCounts counts = cf == rocksdb::kDefaultColumnFamilyName
-                                  ? DefaultTreeCounts(db)
-                                  : TreeCounts();
-    if (!counts.files.empty()) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (files_known_ && files_db_ == db && SameCounts(counts)) {
-        return WithKeys(files_);
-      }
-    }
-    FileRecords files = ReadFiles(db, cf);
-    std::vector<LiveFile> out = WithKeys(files);
-    std::lock_guard<std::mutex> lock(mu_);
-    files_ = std::move(files);
-    files_known_ = !counts.files.empty();
-    files_db_ = db;
-    return out;
+    for (uint64_t number : removed) Remove(number);
+    for (const auto& [number, record] : joined) Add(number, record);
   }
 
   // REQUIRES: mu_ held. Whether files_ has as many files at each level
   // and as many bytes as `counts`.
   bool SameCounts(const TreeCounts& counts) const {
-    std::vector<uint64_t> files(counts.files.size(), 0);
-    uint64_t bytes = 0;
-    for (const auto& [number, f] : files_) {
-      const size_t l = static_cast<size_t>(f.level);
-      if (f.level < 0 || l >= files.size()) return false;
-      files[l]++;
-      bytes += f.bytes;
+    if (bad_levels_ != 0 || live_bytes_ != counts.bytes) return false;
+    for (size_t l = 0; l < std::max(counts.files.size(), level_files_.size());
+         l++) {
+      const uint64_t n = l < level_files_.size() ? level_files_[l] : 0;
+      if (n != (l < counts.files.size() ? counts.files[l] : 0)) return false;
     }
-    return files == counts.files && bytes == counts.bytes;
+    return true;
   }
 
   // A running compaction: the files it reads, and the level it writes.
   struct Job {
-    std::set<uint64_t> inputs;
+    std::vector<uint64_t> inputs;
     int output_level;
   };
-  // REQUIRES: mu_ held.
-  internal::TreeRuns TreeAfterJobs(const std::vector<LiveFile>& files) {
+
+  // REQUIRES: mu_ held. The runs of files_ once the running jobs end: the
+  // L0 files newest first, as RocksDB lists them, then the levels. After
+  // a reopen RocksDB loads the properties of a few files per new version:
+  // the others' keys are estimated from their sizes, at the entries per
+  // byte of the files whose keys are known.
+  internal::TreeRuns TreeAfterJobs() {
+    // The running jobs' inputs, by file number (the first job by id).
+    std::vector<std::pair<uint64_t, int>> reading;
+    for (const auto& [id, job] : jobs_) {
+      for (uint64_t number : job.inputs) reading.push_back({number, id});
+    }
+    std::sort(reading.begin(), reading.end());
+    const auto job_reading = [&](uint64_t number) {
+      const auto it = std::lower_bound(reading.begin(), reading.end(),
+                                       std::make_pair(number, INT_MIN));
+      return it != reading.end() && it->first == number ? it->second : -1;
+    };
+    const double entries = static_cast<double>(known_keys_);
+    const double bytes = static_cast<double>(known_bytes_);
     internal::TreeRuns tree;
     std::map<int, uint64_t> moving;  // job id -> keys of its live inputs
-    for (const LiveFile& f : files) {
-      const auto made = made_.find(f.number);
-      const int job = JobReading(f.number);
-      if (job >= 0) {
-        moving[job] += f.keys;
-        continue;
+    const auto add = [&](uint64_t number, const Live& f) {
+      uint64_t keys = f.record.keys;
+      if (keys == 0 && bytes > 0) {
+        keys = static_cast<uint64_t>(static_cast<double>(f.record.bytes) *
+                                     entries / bytes);
       }
-      internal::RunKeys file{f.keys, {}};
-      if (made != made_.end()) file.built.push_back(made->second.filter);
-      AddToRun(&tree, f.level, std::move(file));
+      const int job = reading.empty() ? -1 : job_reading(number);
+      if (job >= 0) {
+        moving[job] += keys;
+      } else if (f.record.level == 0) {
+        tree.l0_files.push_back({keys, {}});
+        if (f.has_filter) tree.l0_files.back().built.push_back(f.filter);
+      } else {
+        internal::RunKeys& run = LevelRun(&tree, f.record.level);
+        run.keys += keys;
+        if (f.has_filter) run.built.push_back(f.filter);
+      }
+    };
+    for (auto it = files_.rbegin(); it != files_.rend(); ++it) {
+      if (it->second.record.level == 0) add(it->first, it->second);
+    }
+    for (const auto& [number, f] : files_) {
+      if (f.record.level != 0) add(number, f);
     }
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       // A job none of whose inputs are live has ended (its outputs are
@@ -308,37 +372,24 @@ class TreeTracker {
         it = jobs_.erase(it);
         continue;
       }
+      const uint64_t keys = moving[it->first];
       if (it->second.output_level == 0) {
         // Jobs by id, so the last started: the job of a table at L0.
         tree.l0_output = static_cast<int>(tree.l0_files.size());
+        tree.l0_files.push_back({keys, {}});
+      } else {
+        LevelRun(&tree, it->second.output_level).keys += keys;
       }
-      AddToRun(&tree, it->second.output_level, {moving[it->first], {}});
       ++it;
     }
     return tree;
   }
 
-  // A file's keys (or a job's output) join level `level`'s run, or become
-  // a run of their own at L0.
-  static void AddToRun(internal::TreeRuns* tree, int level,
-                       internal::RunKeys keys) {
-    if (level == 0) {
-      tree->l0_files.push_back(std::move(keys));
-      return;
-    }
+  // Level `level`'s run of `tree` (level >= 1), added if missing.
+  static internal::RunKeys& LevelRun(internal::TreeRuns* tree, int level) {
     const size_t l = static_cast<size_t>(level);
     if (tree->levels.size() <= l) tree->levels.resize(l + 1);
-    tree->levels[l].keys += keys.keys;
-    tree->levels[l].built.insert(tree->levels[l].built.end(),
-                                 keys.built.begin(), keys.built.end());
-  }
-
-  // REQUIRES: mu_ held. The job reading file `number`, or -1.
-  int JobReading(uint64_t number) const {
-    for (const auto& [id, job] : jobs_) {
-      if (job.inputs.count(number) != 0) return id;
-    }
-    return -1;
+    return tree->levels[l];
   }
 
   // REQUIRES: mu_ held. The keys a flush starting now will write.
@@ -357,8 +408,16 @@ class TreeTracker {
   std::map<uint64_t, Made> made_;
   // The live files as of the last reading of RocksDB's metadata and the
   // events since; trusted while files_known_, for database files_db_ and
-  // while RocksDB's counts agree (Files).
-  FileRecords files_;
+  // while RocksDB's counts agree (Observe), by file number (a vector: the
+  // tree is read from them at every job, and a few change). With their
+  // number per level, their bytes, and the keys and bytes of those whose
+  // keys are known.
+  std::vector<std::pair<uint64_t, Live>> files_;
+  std::vector<uint64_t> level_files_;
+  uint64_t bad_levels_ = 0;  // files at a level < 0 (none from RocksDB)
+  uint64_t live_bytes_ = 0;
+  uint64_t known_keys_ = 0;
+  uint64_t known_bytes_ = 0;
   bool files_known_ = false;
   const rocksdb::DB* files_db_ = nullptr;
   uint64_t last_flush_keys_ = 0;
