@@ -540,6 +540,49 @@ TEST(CompareToolTest, PredictBuildPutsAPredictionBesideEachSlice) {
   }
 }
 
+// --predict_build's builders write the filters the load wrote: for
+// by_level (and auto) those of the plan the load ended with, on the tree
+// it loaded, not the average spec's. Each compaction level's predicted
+// bits per key is within 10% of its tables' (the tables of a level were
+// planned on the tree as it was when each was built).
+TEST(CompareToolTest, PredictBuildBuildsTheLoadsFilters) {
+  ScratchDir dir;
+  const fs::path out = dir.path() / "out";
+  const ToolResult r = RunTool(
+      dir,
+      {"--engines=rocksdb", "--num=20000", "--reads=100", "--phase_seconds=0",
+       "--phases=absent", "--policies=ribbon:10:by_level,ribbon:10",
+       "--predict_build", "--out=" + out.string(), "--progress=false"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(ReadFile(out / "results.json"));
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  std::vector<double> top_bits;  // each run's first level below L0
+  for (const json& run : doc["runs"]) {
+    SCOPED_TRACE(run["policy"].get<std::string>());
+    const json& b = run["build"];
+    std::map<int, double> bytes, keys;  // per level, of the tables
+    for (const json& t : b["tables"]) {
+      keys[t[0].get<int>()] += t[1].get<double>();
+      bytes[t[0].get<int>()] += t[2].get<double>();
+    }
+    int checked = 0;
+    for (const json& s : b["build_split"]) {
+      if (s["reason"] != "compaction") continue;
+      const int level = s["level"].get<int>();
+      ASSERT_GT(keys[level], 0) << level;
+      const double tables = 8 * bytes[level] / keys[level];
+      EXPECT_NEAR(s["predicted_bits_per_key"].get<double>() / tables, 1.0, 0.10)
+          << "L" << level << ": tables " << tables;
+      if (checked++ == 0) top_bits.push_back(tables);
+    }
+    EXPECT_GE(checked, 2);
+  }
+  // The test has teeth: by_level's top level has clearly more bits than
+  // the uniform spec's, so the average spec's filters would miss it.
+  ASSERT_EQ(top_bits.size(), 2u);
+  EXPECT_GT(top_bits[0], 1.3 * top_bits[1]);
+}
+
 // --help and --helpfull print this tool's flags only (not those of the
 // libraries it links, nor gflags' own), each with its default, and exit 0.
 TEST(CompareToolTest, HelpPrintsOnlyTheToolsFlags) {

@@ -66,6 +66,8 @@ struct BuildSlice {
   // --predict_build: ns per key of the same builder outside the database
   // (Engine::TimeFilterBuild), or -1.
   double predicted_ns_per_key = -1;
+  // --predict_build: the filter bits per key those builders wrote, or -1.
+  double predicted_bits_per_key = -1;
 
   double seconds() const { return static_cast<double>(nanos) * 1e-9; }
   // keys x predicted_ns_per_key, or -1.
@@ -149,12 +151,14 @@ class Engine {
   // A micro-benchmark of the engine's builder for `policy`, outside any
   // database: builds `filters` filters of `keys_per_filter` keys each
   // (16-byte keys) for a table made as `slice` says (RocksDB: its reason
-  // and level in the builder's context; LevelDB has neither), timing only
-  // what the load times (RocksDB: Finish; LevelDB: CreateFilter), and sets
-  // *ns_per_key to the time over the keys.
+  // and level in the builder's context, and for the policy the last Build
+  // loaded, that database's tree to plan on; LevelDB has neither), timing
+  // only what the load times (RocksDB: Finish; LevelDB: CreateFilter), and
+  // sets *ns_per_key to the time over the keys and *bits_per_key to the
+  // filter bits written per key.
   virtual Status TimeFilterBuild(const Policy& policy, const BuildSlice& slice,
                                  uint64_t keys_per_filter, uint64_t filters,
-                                 double* ns_per_key) = 0;
+                                 double* ns_per_key, double* bits_per_key) = 0;
 
   // Closes the database Build left open and opens it again for lookups
   // through a new block cache of `bytes` holding data, index and filter

@@ -397,7 +397,7 @@ class LevelDBEngine final : public Engine {
 
   Status TimeFilterBuild(const Policy& p, const BuildSlice& /*slice*/,
                          uint64_t keys_per_filter, uint64_t filters,
-                         double* ns_per_key) override {
+                         double* ns_per_key, double* bits_per_key) override {
     std::unique_ptr<const leveldb::FilterPolicy> policy;
     Status err = MakePolicy(p, &policy);
     if (!err.ok()) return err;
@@ -405,7 +405,7 @@ class LevelDBEngine final : public Engine {
     KeySpace space(keys_per_filter * filters, 16, 0, 1);
     std::vector<std::string> keys(keys_per_filter);
     std::vector<leveldb::Slice> slices(keys_per_filter);
-    uint64_t nanos = 0, next = 0;
+    uint64_t nanos = 0, next = 0, bytes = 0;
     std::string dst;
     for (uint64_t f = 0; f < filters; f++) {
       for (uint64_t i = 0; i < keys_per_filter; i++) {
@@ -417,8 +417,11 @@ class LevelDBEngine final : public Engine {
       policy->CreateFilter(slices.data(), static_cast<int>(keys_per_filter),
                            &dst);
       nanos += NanosSince(start);
+      bytes += dst.size();
     }
     *ns_per_key = NanosPerKey(nanos, next);
+    *bits_per_key =
+        8.0 * static_cast<double>(bytes) / static_cast<double>(next);
     return Status::OK();
   }
 

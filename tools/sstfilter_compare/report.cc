@@ -486,6 +486,7 @@ Json BuildJson(const PolicyRun& r, uint64_t n) {
          {"filters", s.filters},
          {"ns_per_key", JsonMaybe(NanosPerKey(s))},
          {"predicted_ns_per_key", JsonMaybe(s.predicted_ns_per_key)},
+         {"predicted_bits_per_key", JsonMaybe(s.predicted_bits_per_key)},
          {"predicted_seconds", JsonMaybe(s.predicted_seconds())}});
   }
   return {

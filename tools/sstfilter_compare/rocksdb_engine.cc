@@ -162,19 +162,28 @@ class TimedListener final : public rocksdb::EventListener {
   std::atomic<uint64_t>* const nanos_;
 };
 
-// A builder of `policy` for a table that leveled compaction writes at
-// `level` of `num_levels` (-1: not known) for `reason`, as RocksDB asks for
-// one. The builder keeps nothing of the context.
+// A builder of `policy` for a table that compaction of `style` (leveled
+// unless said) writes at `level` of `num_levels` (-1: not known) for
+// `reason`, as RocksDB asks for one; with `info_log`, for the default
+// column family of the database logging there (by_level and auto then
+// plan it on the tree their listener reported for that database). The
+// builder keeps nothing of the context.
 std::unique_ptr<rocksdb::FilterBitsBuilder> NewLeveledBuilder(
     const std::shared_ptr<const rocksdb::FilterPolicy>& policy, int num_levels,
-    int level, rocksdb::TableFileCreationReason reason) {
+    int level, rocksdb::TableFileCreationReason reason,
+    rocksdb::CompactionStyle style = rocksdb::kCompactionStyleLevel,
+    rocksdb::Logger* info_log = nullptr) {
   rocksdb::BlockBasedTableOptions table;
   table.filter_policy = policy;
   rocksdb::FilterBuildingContext context(table);
-  context.compaction_style = rocksdb::kCompactionStyleLevel;
+  context.compaction_style = style;
   context.num_levels = num_levels;
   context.level_at_creation = level;
   context.reason = reason;
+  if (info_log != nullptr) {
+    context.info_log = info_log;
+    context.column_family_name = rocksdb::kDefaultColumnFamilyName;
+  }
   return std::unique_ptr<rocksdb::FilterBitsBuilder>(
       policy->GetBuilderWithContext(context));
 }
@@ -217,7 +226,7 @@ class RocksDBEngine final : public Engine {
 
   Status TimeFilterBuild(const Policy& p, const BuildSlice& slice,
                          uint64_t keys_per_filter, uint64_t filters,
-                         double* ns_per_key) override;
+                         double* ns_per_key, double* bits_per_key) override;
 
   void ThreadBegin() override {
     rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
@@ -386,6 +395,12 @@ class RocksDBEngine final : public Engine {
   rocksdb::ReadOptions read_options_;
   EngineCounters tickers_before_;
   std::atomic<uint64_t> listener_nanos_{0};  // TimedListener's
+  // The last load's policy (unwrapped), its spec, and the info log of its
+  // database as loaded, kept alive so that TimeFilterBuild's builders get
+  // the plan by_level and auto ended the load with.
+  std::shared_ptr<const rocksdb::FilterPolicy> loaded_policy_;
+  std::string loaded_spec_;
+  std::shared_ptr<rocksdb::Logger> loaded_info_log_;
 };
 
 Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
@@ -394,6 +409,8 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   Status err = Close();  // a database left open by a failed run
   if (!err.ok()) return err;
   *out = BuildResult();
+  loaded_policy_.reset();
+  loaded_info_log_.reset();
   std::shared_ptr<const rocksdb::FilterPolicy> inner;
   err = MakePolicy(policy, &inner);
   if (!err.ok()) return err;
@@ -476,6 +493,9 @@ Status RocksDBEngine::Build(const Policy& policy, const KeySpace& keys,
   err = Measure(out);
   if (!err.ok()) return err;
 
+  loaded_policy_ = inner;
+  loaded_spec_ = policy.ToString();
+  loaded_info_log_ = db_->GetDBOptions().info_log;
   // Reopen: every table reader is opened afresh with its index and filter.
   err = Close();
   if (!err.ok()) return err;
@@ -702,10 +722,18 @@ namespace compare {
 
 Status RocksDBEngine::TimeFilterBuild(const Policy& p, const BuildSlice& slice,
                                       uint64_t keys_per_filter,
-                                      uint64_t filters, double* ns_per_key) {
-  std::shared_ptr<const rocksdb::FilterPolicy> policy;
-  Status err = MakePolicy(p, &policy);
-  if (!err.ok()) return err;
+                                      uint64_t filters, double* ns_per_key,
+                                      double* bits_per_key) {
+  // The load's own policy where it was this one: by_level's and auto's
+  // builders then plan the slice's tables on the loaded tree, as the
+  // load's last ones did (a new policy would see no tree, and build the
+  // average's filters).
+  const bool loaded = loaded_policy_ != nullptr && loaded_spec_ == p.ToString();
+  std::shared_ptr<const rocksdb::FilterPolicy> policy = loaded_policy_;
+  if (!loaded) {
+    Status err = MakePolicy(p, &policy);
+    if (!err.ok()) return err;
+  }
   if (!policy) return Status::NotSupported("no filter");
   const int num_levels =
       tree_.natural ? rocksdb::Options().num_levels : tree_.levels + 1;
@@ -716,10 +744,11 @@ Status RocksDBEngine::TimeFilterBuild(const Policy& p, const BuildSlice& slice,
           : rocksdb::TableFileCreationReason::kMisc;
   KeySpace keys(keys_per_filter * filters, 16, 0, 1);
   std::string key;
-  uint64_t nanos = 0, next = 0;
+  uint64_t nanos = 0, next = 0, bytes = 0;
   for (uint64_t f = 0; f < filters; f++) {
-    std::unique_ptr<rocksdb::FilterBitsBuilder> builder =
-        NewLeveledBuilder(policy, num_levels, slice.level, reason);
+    std::unique_ptr<rocksdb::FilterBitsBuilder> builder = NewLeveledBuilder(
+        policy, num_levels, slice.level, reason, options_.compaction_style,
+        loaded ? loaded_info_log_.get() : nullptr);
     if (!builder) return Status::NotSupported("no filter builder");
     for (uint64_t i = 0; i < keys_per_filter; i++) {
       keys.Key(next++, &key);
@@ -727,10 +756,12 @@ Status RocksDBEngine::TimeFilterBuild(const Policy& p, const BuildSlice& slice,
     }
     std::unique_ptr<const char[]> buf;
     const Clock::time_point start = Clock::now();
-    builder->Finish(&buf);
+    const rocksdb::Slice filter = builder->Finish(&buf);
     nanos += NanosSince(start);
+    bytes += filter.size();
   }
   *ns_per_key = NanosPerKey(nanos, next);
+  *bits_per_key = 8.0 * static_cast<double>(bytes) / static_cast<double>(next);
   return Status::OK();
 }
 

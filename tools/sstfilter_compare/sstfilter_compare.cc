@@ -1021,7 +1021,8 @@ Status PolicyRunner::PredictBuild(Engine* engine, PolicyRun* run) {
     double ns[3];
     for (double& t : ns) {
       Status err =
-          engine->TimeFilterBuild(run->policy, slice, per_filter, filters, &t);
+          engine->TimeFilterBuild(run->policy, slice, per_filter, filters, &t,
+                                  &slice.predicted_bits_per_key);
       if (!err.ok()) return err;
     }
     std::sort(ns, ns + 3);
