@@ -13,7 +13,8 @@
 //       --benchmark_report_aggregates_only=true      (one command line)
 //
 // Keyed specs ("<spec>:keyed") run at 10^4 and 10^6 keys beside their
-// unkeyed twins.
+// unkeyed twins. PlanLevelBits/<kind>/runs:8 times one plan of bits per
+// level (sstfilter/params.h) for a tree of 8 runs.
 
 #include <benchmark/benchmark.h>
 
@@ -22,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "bench/bench_util.h"
 #include "bench/filter_benchmarks.h"
@@ -90,9 +92,34 @@ void BM_Hash(benchmark::State& state, bool keyed, uint64_t seed) {
   PerKey(state, keys.size());
 }
 
+// PlanLevelBits for 8 runs, a tree of 10^7 keys as the level listener
+// sees it at a flush (four L0 files of a flush, L4, L5, L6 and a new L0
+// file whose keys change every call, so that no plan repeats). The kind's
+// FPR curve is tabulated by the first call of the process, before timing.
+void BM_PlanLevelBits(benchmark::State& state, FilterKind kind) {
+  std::vector<uint64_t> runs = {20000, 20000,  20000,   20000,
+                                70000, 890000, 9040000, 2000};
+  LevelPlan plan;
+  if (!PlanLevelBits(kind, runs, 10, &plan).ok()) {
+    state.SkipWithError("PlanLevelBits failed");
+    return;
+  }
+  uint64_t i = 0;
+  for (auto _ : state) {
+    runs.back() = 3000 + (i++ & 1023);
+    benchmark::DoNotOptimize(PlanLevelBits(kind, runs, 10, &plan).ok());
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<void> bench::RegisterBenchmarks() {
+  for (FilterKind k : {FilterKind::kBlockedBloom, FilterKind::kRibbon}) {
+    const std::string name =
+        std::string("PlanLevelBits/") + FilterKindName(k) + "/runs:8";
+    benchmark::RegisterBenchmark(name.c_str(), BM_PlanLevelBits, k)
+        ->Unit(benchmark::kMicrosecond);
+  }
   for (bool keyed : {false, true}) {
     for (uint64_t seed : {0, 7}) {
       const std::string name = std::string("Hash/") +
