@@ -111,9 +111,34 @@ void BM_PlanLevelBits(benchmark::State& state, FilterKind kind) {
   }
 }
 
+// PlanFilterCosts for an auto:10 spec on the same tree, with the rebuild
+// weights the level listener gives it (TreeRebuilds). The new L0 file's
+// keys change every call, as a flush's do (14,000-15,023: within one 1/8
+// of an octave, whose curves the first call computes).
+void BM_PlanFilterCosts(benchmark::State& state) {
+  std::vector<uint64_t> runs = {20000, 20000,  20000,   20000,
+                                70000, 890000, 9040000, 2000};
+  FilterSpec spec;
+  CostPlan plan;
+  if (!ParseFilterSpec("auto:10", &spec).ok() ||
+      !PlanFilterCosts(spec, runs, TreeRebuilds(runs, 4), &plan).ok()) {
+    state.SkipWithError("PlanFilterCosts failed");
+    return;
+  }
+  uint64_t i = 0;
+  for (auto _ : state) {
+    runs.back() = 14000 + (i++ & 1023);
+    benchmark::DoNotOptimize(
+        PlanFilterCosts(spec, runs, TreeRebuilds(runs, 4), &plan).ok());
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<void> bench::RegisterBenchmarks() {
+  benchmark::RegisterBenchmark("PlanFilterCosts/auto:10/runs:8",
+                               BM_PlanFilterCosts)
+      ->Unit(benchmark::kMicrosecond);
   for (FilterKind k : {FilterKind::kBlockedBloom, FilterKind::kRibbon}) {
     const std::string name =
         std::string("PlanLevelBits/") + FilterKindName(k) + "/runs:8";

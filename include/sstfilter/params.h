@@ -126,8 +126,9 @@ Status PlanLevelBits(FilterKind kind, const std::vector<uint64_t>& run_keys,
 // blocked Bloom filters everywhere. FPR_K(b, n) is the FPR of a filter of
 // kind K built at b bits per key for n keys (ParamsForSpec's), so a small
 // run is planned on what its small filter really gives (runs under 65,536
-// keys: at n within 1/8 of an octave). Kinds are discrete: the plan is
-// optimal up to one run's choice between two kinds.
+// keys: at n within 1/8 of an octave; sizes at exactly n below 4,096).
+// Kinds are discrete: the plan is optimal up to one run's choice between
+// two kinds.
 //
 //   sstfilter::FilterSpec spec;
 //   sstfilter::ParseFilterSpec("auto:10", &spec);
