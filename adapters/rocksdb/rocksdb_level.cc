@@ -214,9 +214,12 @@ double LevelSizer::Overspent(const std::vector<Run>& runs,
   double over = 0, keys = 0;
   for (size_t i = 0; i < runs.size(); i++) {
     keys += static_cast<double>(runs[i].keys.keys);
-    for (const BuiltFilter& f : runs[i].keys.built) {
-      const uint64_t bytes = PlannedBytes(specs[i], f.keys);
-      if (bytes > 0) over += f.bits - 8.0 * static_cast<double>(bytes);
+    const std::vector<BuiltFilter>& built = runs[i].keys.built;
+    if (built.empty()) continue;
+    const std::vector<uint64_t> bytes = PlannedBytes(specs[i], built);
+    for (size_t f = 0; f < built.size(); f++) {
+      if (bytes[f] > 0)
+        over += built[f].bits - 8.0 * static_cast<double>(bytes[f]);
     }
   }
   // Spec bits per bit written (a cuckoo spec bit costs 1/0.95 bits).
@@ -224,21 +227,32 @@ double LevelSizer::Overspent(const std::vector<Run>& runs,
   return over / keys * per_bit;
 }
 
-uint64_t LevelSizer::PlannedBytes(const FilterSpec& spec, uint64_t keys) {
+std::vector<uint64_t> LevelSizer::PlannedBytes(
+    const FilterSpec& spec, const std::vector<BuiltFilter>& built) {
+  std::vector<uint64_t> out(built.size(), 0);
+  std::vector<size_t> missing;
   {
     std::lock_guard<std::mutex> lock(planned_mu_);
-    for (const auto& [s, bytes] : planned_) {
-      if (s == spec) {
-        const auto it = bytes.find(keys);
-        if (it != bytes.end()) return it->second;
-        break;
+    const auto s = std::find_if(planned_.begin(), planned_.end(),
+                                [&](const auto& e) { return e.first == spec; });
+    for (size_t f = 0; f < built.size(); f++) {
+      if (s != planned_.end()) {
+        const auto it = s->second.find(built[f].keys);
+        if (it != s->second.end()) {
+          out[f] = it->second;
+          continue;
+        }
       }
+      missing.push_back(f);
     }
   }
+  if (missing.empty()) return out;
   // Planned without the lock: another job's plan may need it meanwhile.
-  FilterParams p;
-  const uint64_t bytes =
-      ParamsForSpec(spec, keys, &p).ok() ? p.filter_bytes : uint64_t{0};
+  for (size_t f : missing) {
+    FilterParams p;
+    out[f] = ParamsForSpec(spec, built[f].keys, &p).ok() ? p.filter_bytes
+                                                         : uint64_t{0};
+  }
   std::lock_guard<std::mutex> lock(planned_mu_);
   auto s = std::find_if(planned_.begin(), planned_.end(),
                         [&](const auto& e) { return e.first == spec; });
@@ -247,9 +261,9 @@ uint64_t LevelSizer::PlannedBytes(const FilterSpec& spec, uint64_t keys) {
     if (planned_.size() >= kMaxPlannedSpecs) planned_.erase(planned_.begin());
     s = planned_.insert(planned_.end(), {spec, {}});
   }
-  if (s->second.size() >= kMaxPlannedCounts) s->second.clear();
-  s->second[keys] = bytes;
-  return bytes;
+  if (s->second.size() + missing.size() > kMaxPlannedCounts) s->second.clear();
+  for (size_t f : missing) s->second[built[f].keys] = out[f];
+  return out;
 }
 
 const FilterSpec* LevelSizer::ObservedSpec(int level) const {

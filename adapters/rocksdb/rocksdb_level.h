@@ -135,10 +135,11 @@ class LevelSizer {
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
   double Overspent(const std::vector<Run>& runs,
                    const std::vector<FilterSpec>& specs, double budget_bits);
-  // The bytes of a filter of `spec` for `keys` keys (ParamsForSpec's; 0 if
-  // it fails), remembered: the tree's files come back at every job, most
-  // under the same spec.
-  uint64_t PlannedBytes(const FilterSpec& spec, uint64_t keys);
+  // The bytes of a filter of `spec` for each of `built`'s key counts
+  // (ParamsForSpec's; 0 if it fails), remembered: the tree's files come
+  // back at every job, most under the same spec.
+  std::vector<uint64_t> PlannedBytes(const FilterSpec& spec,
+                                     const std::vector<BuiltFilter>& built);
 
   const FilterSpec spec_;
   std::mutex mu_;
