@@ -248,10 +248,16 @@ std::vector<uint64_t> LevelSizer::PlannedBytes(
   }
   if (missing.empty()) return out;
   // Planned without the lock: another job's plan may need it meanwhile.
+  // Files of one flush size share their key count: planned once.
+  std::map<uint64_t, uint64_t> planned;
   for (size_t f : missing) {
-    FilterParams p;
-    out[f] = ParamsForSpec(spec, built[f].keys, &p).ok() ? p.filter_bytes
-                                                         : uint64_t{0};
+    const auto [it, added] = planned.emplace(built[f].keys, 0);
+    if (added) {
+      FilterParams p;
+      it->second = ParamsForSpec(spec, built[f].keys, &p).ok() ? p.filter_bytes
+                                                               : uint64_t{0};
+    }
+    out[f] = it->second;
   }
   std::lock_guard<std::mutex> lock(planned_mu_);
   auto s = std::find_if(planned_.begin(), planned_.end(),
@@ -261,8 +267,8 @@ std::vector<uint64_t> LevelSizer::PlannedBytes(
     if (planned_.size() >= kMaxPlannedSpecs) planned_.erase(planned_.begin());
     s = planned_.insert(planned_.end(), {spec, {}});
   }
-  if (s->second.size() + missing.size() > kMaxPlannedCounts) s->second.clear();
-  for (size_t f : missing) s->second[built[f].keys] = out[f];
+  if (s->second.size() + planned.size() > kMaxPlannedCounts) s->second.clear();
+  s->second.insert(planned.begin(), planned.end());
   return out;
 }
 
