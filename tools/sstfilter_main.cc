@@ -307,7 +307,10 @@ int Main(int argc, char** argv) {
   }
   const std::string unused = UnusedFlag(FlagsOf(command));
   if (!unused.empty()) {
-    return Usage("--" + unused + " does not apply to " + command);
+    // params has two forms: name the one the flags chose.
+    const bool levels = command == "params" && !IsDefault("levels");
+    return Usage("--" + unused + " does not apply to " + command +
+                 (levels ? " --levels" : ""));
   }
   if (command == "params") return RunParams(args);
   if (command == "dedup") return RunDedup(args);
