@@ -229,13 +229,18 @@ std::string UnusedFlag(const std::vector<std::string>& used) {
   return "";
 }
 
-// The flags each command reads; any other flag set is a mistake.
-std::vector<std::string> FlagsOf(const std::string& command) {
-  if (command == "params" && !IsDefault("levels")) {
-    return {"levels", "bits", "kind"};
-  }
-  if (command == "params") return {"keys", "fpr", "kind"};
-  if (command == "dedup") return {"expect", "fpr", "kind"};
+// The form of a command line: its command, or "params --levels" for the
+// form of params that plans levels.
+std::string FormOf(const std::string& command) {
+  return command == "params" && !IsDefault("levels") ? "params --levels"
+                                                     : command;
+}
+
+// The flags each form reads; any other flag set is a mistake.
+std::vector<std::string> FlagsOf(const std::string& form) {
+  if (form == "params --levels") return {"levels", "bits", "kind"};
+  if (form == "params") return {"keys", "fpr", "kind"};
+  if (form == "dedup") return {"expect", "fpr", "kind"};
   return {};  // inspect
 }
 
@@ -249,17 +254,19 @@ Status FprFlag(double* fpr) {
   return s;
 }
 
+int RunLevelParams(const std::vector<std::string>& args) {
+  if (!args.empty()) return Usage("params takes no file arguments");
+  std::vector<uint64_t> levels;
+  double bits = 0;
+  Status s = ParseLevels(TextFlag("levels"), &levels);
+  if (s.ok()) s = NumberFlag("bits", &bits);
+  if (!s.ok()) return Usage(s.message());
+  return LevelParams(levels, bits, TextFlag("kind"));
+}
+
 int RunParams(const std::vector<std::string>& args) {
   if (!args.empty()) return Usage("params takes no file arguments");
   const std::string kind = TextFlag("kind");
-  if (!IsDefault("levels")) {
-    std::vector<uint64_t> levels;
-    double bits = 0;
-    Status s = ParseLevels(TextFlag("levels"), &levels);
-    if (s.ok()) s = NumberFlag("bits", &bits);
-    if (!s.ok()) return Usage(s.message());
-    return LevelParams(levels, bits, kind);
-  }
   const Status needs_keys =
       Status::InvalidArgument("params needs --keys=N with N > 0");
   uint64_t keys = 0;
@@ -305,13 +312,12 @@ int Main(int argc, char** argv) {
     return Usage("unknown command \"" + command +
                  "\"; expected params, inspect or dedup");
   }
-  const std::string unused = UnusedFlag(FlagsOf(command));
+  const std::string form = FormOf(command);
+  const std::string unused = UnusedFlag(FlagsOf(form));
   if (!unused.empty()) {
-    // params has two forms: name the one the flags chose.
-    const bool levels = command == "params" && !IsDefault("levels");
-    return Usage("--" + unused + " does not apply to " + command +
-                 (levels ? " --levels" : ""));
+    return Usage("--" + unused + " does not apply to " + form);
   }
+  if (form == "params --levels") return RunLevelParams(args);
   if (command == "params") return RunParams(args);
   if (command == "dedup") return RunDedup(args);
   if (args.empty()) return Usage("inspect needs at least one FILE.sst");
