@@ -83,7 +83,9 @@ inline RibbonKey RibbonHash(uint64_t h, uint32_t salt) {
   return k;
 }
 
-inline bool Parity64(uint64_t x) { return (__builtin_popcountll(x) & 1) != 0; }
+SSTFILTER_ALWAYS_INLINE bool Parity64(uint64_t x) {
+  return (__builtin_popcountll(x) & 1) != 0;
+}
 
 // Whether bit(j) equals bit j of fp for every column j < cols, stopping at
 // the first that differs. The first two columns are evaluated without a
@@ -365,15 +367,41 @@ struct RibbonDense {
   // Columns in groups of four, with one branch per group: an absent key
   // passes a group with chance 1/16, so that branch is predicted, where a
   // branch per column (each failing half the time) cost about one
-  // misprediction per call.
-  bool MayMatch(uint64_t h) const {
+  // misprediction per call. A group's four columns are independent loads;
+  // payloads of 8 bytes or more with columns of at most 57 slots (all
+  // LevelDB filters of tens of keys) read each column with one load.
+  // Always inlined, so that a caller compiled for POPCNT computes the
+  // parities with it (ribbon_reader.cc).
+  SSTFILTER_ALWAYS_INLINE bool MayMatch(uint64_t h) const {
     const RibbonKey key = RibbonHash(h, salt);
-    const uint64_t row = key.row & RowMask();
-    for (uint32_t j = 0; j < r; j += 4) {
+    const uint64_t mask = RowMask();
+    const uint64_t row = key.row & mask;
+    const uint64_t bytes = (uint64_t{m} * r + 7) / 8;
+    if (bytes < 8 || m > 57) return MatchesFrom(0, key.fp, row);
+    auto bit = [&](uint32_t j) -> uint32_t {
+      const uint64_t pos = uint64_t{j} * m;
+      const uint64_t first = pos / 8;
+      const uint64_t at = first + 8 <= bytes ? first : bytes - 8;
+      const unsigned shift = static_cast<unsigned>(8 * (first - at) + pos % 8);
+      return Parity64((DecodeFixed64(data + at) >> shift) & row) ? 1 : 0;
+    };
+    uint32_t j = 0;
+    for (; j + 4 <= r; j += 4) {
+      const uint32_t got =
+          bit(j) | (bit(j + 1) << 1) | (bit(j + 2) << 2) | (bit(j + 3) << 3);
+      if (got != ((key.fp >> j) & 15)) return false;
+    }
+    return MatchesFrom(j, key.fp, row);
+  }
+
+ private:
+  // Whether columns [j, r) give fp's bits, by Column.
+  bool MatchesFrom(uint32_t j, uint32_t fp, uint64_t row) const {
+    for (; j < r; j += 4) {
       const uint32_t end = j + 4 < r ? j + 4 : r;
       uint32_t diff = 0;
       for (uint32_t c = j; c < end; c++) {
-        diff |= (Parity64(Column(c) & row) ? 1u : 0u) ^ ((key.fp >> c) & 1);
+        diff |= (Parity64(Column(c) & row) ? 1u : 0u) ^ ((fp >> c) & 1);
       }
       if (diff != 0) return false;
     }
