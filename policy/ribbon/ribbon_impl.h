@@ -187,7 +187,7 @@ inline uint64_t RibbonSegmentMix(uint64_t h, uint32_t salt) {
 inline uint64_t RibbonSegment(uint64_t h, uint64_t segments) {
   return ((h & 0xffffffffu) * segments) >> 32;
 }
-inline bool Parity128(RibbonRow x) {
+SSTFILTER_ALWAYS_INLINE bool Parity128(RibbonRow x) {
   return Parity64(static_cast<uint64_t>(x) ^ static_cast<uint64_t>(x >> 64));
 }
 inline RibbonRow LoadColumn(const uint8_t* p) {
@@ -300,7 +300,9 @@ struct RibbonSegmented {
     };
     return ColumnsMatch(probe.cols, probe.fp, bit);
   }
-  bool MayMatch(uint64_t h) const { return Check(Locate(h)); }
+  SSTFILTER_ALWAYS_INLINE bool MayMatch(uint64_t h) const {
+    return Check(Locate(h));
+  }
 };
 
 // ceil(2^21 / r) for r = 1..kRibbonMaxColumns: x / r for x < 2^11 is

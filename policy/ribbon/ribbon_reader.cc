@@ -70,25 +70,33 @@ constexpr KindQuery kSegmentedQuery = {FormQuery<RibbonSegmented>,
                                        SegmentedQueryBatch};
 constexpr KindQuery kDenseQuery = {FormQuery<RibbonDense>, DenseQueryBatch};
 
-// x86-64's baseline has no POPCNT instruction, and a dense query is mostly
-// parities: where the CPU has it, the single-key query (LevelDB's, once per
-// table per Get) is compiled a second time to use it. The same answers.
+// x86-64's baseline has no POPCNT instruction, and a ribbon query is
+// mostly parities: where the CPU has it, the single-key queries (LevelDB's
+// and RocksDB's, once per table per Get) are compiled a second time to use
+// it. The same answers. Before static initialisation has run, the
+// portable ones.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__POPCNT__)
-__attribute__((target("popcnt"))) bool DenseQueryPopcnt(const uint8_t*,
-                                                        const void* state,
-                                                        uint64_t hash) {
-  return StateOf<RibbonDense>(state).MayMatch(hash);
+template <typename Form>
+__attribute__((target("popcnt"))) bool FormQueryPopcnt(const uint8_t*,
+                                                       const void* state,
+                                                       uint64_t hash) {
+  return StateOf<Form>(state).MayMatch(hash);
 }
-constexpr KindQuery kDensePopcntQuery = {DenseQueryPopcnt, DenseQueryBatch};
-// False, so the portable query, until static initialisation has run.
+constexpr KindQuery kDensePopcntQuery = {FormQueryPopcnt<RibbonDense>,
+                                         DenseQueryBatch};
+constexpr KindQuery kSegmentedPopcntQuery = {FormQueryPopcnt<RibbonSegmented>,
+                                             SegmentedQueryBatch};
 const bool kHasPopcnt =
     (__builtin_cpu_init(), __builtin_cpu_supports("popcnt") != 0);
-const KindQuery* DenseQuery() {
-  return kHasPopcnt ? &kDensePopcntQuery : &kDenseQuery;
-}
 #else
-const KindQuery* DenseQuery() { return &kDenseQuery; }
+constexpr const KindQuery& kDensePopcntQuery = kDenseQuery;
+constexpr const KindQuery& kSegmentedPopcntQuery = kSegmentedQuery;
+constexpr bool kHasPopcnt = false;
 #endif
+
+const KindQuery* Fastest(const KindQuery& portable, const KindQuery& popcnt) {
+  return kHasPopcnt ? &popcnt : &portable;
+}
 
 void SetDense(const uint8_t* data, uint32_t m, uint32_t cols, uint32_t salt,
               DecodedFilter* out) {
@@ -98,7 +106,7 @@ void SetDense(const uint8_t* data, uint32_t m, uint32_t cols, uint32_t salt,
   g.r = cols;
   g.salt = salt;
   out->data = data;
-  out->Set(DenseQuery(), g);
+  out->Set(Fastest(kDenseQuery, kDensePopcntQuery), g);
 }
 
 // Compact dense: header byte (salt bits 0..5, bit 4 of r - 1 in bit 6,
@@ -176,7 +184,7 @@ bool DecodeSegmented(const Trailer& t, const uint8_t* filter,
   g.columns = columns;
   g.r = cols;
   out->data = filter;
-  out->Set(&kSegmentedQuery, g);
+  out->Set(Fastest(kSegmentedQuery, kSegmentedPopcntQuery), g);
   return true;
 }
 
