@@ -408,10 +408,9 @@ Runs RealRuns(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf = nullptr) {
 
 // The plan's average: the spec's, minus what the filters of the runs
 // `counted` (files that stay, and that the listener saw created) spend
-// over their runs' plan at the spec's average, per key of the tree; under
-// universal compaction the largest run's part per key of the other runs.
+// over their runs' plan at the spec's average, per key of the tree.
 double PlanAverage(rocksdb::DB* db, const FilterSpec& spec, const Runs& runs,
-                   const std::vector<size_t>& counted, bool universal = false,
+                   const std::vector<size_t>& counted,
                    rocksdb::ColumnFamilyHandle* cf = nullptr) {
   std::map<uint64_t, std::pair<uint64_t, double>> filters;  // keys, bits
   for (const auto& [file, p] : CfTables(db, cf)) {
@@ -423,17 +422,11 @@ double PlanAverage(rocksdb::DB* db, const FilterSpec& spec, const Runs& runs,
       PlanLevelBits(spec.kind, runs.keys, spec.bits_per_key, &plan).ok());
   double over = 0, keys = 0;
   for (uint64_t k : runs.keys) keys += static_cast<double>(k);
-  const size_t largest = static_cast<size_t>(
-      std::max_element(runs.keys.begin(), runs.keys.end()) - runs.keys.begin());
-  const double rest = keys - static_cast<double>(runs.keys[largest]);
   for (size_t i : counted) {
-    double run_over = 0;
     for (uint64_t n : runs.files[i]) {
-      run_over +=
-          filters[n].second -
-          8.0 * FilterBytes(spec, plan.bits_per_key[i], filters[n].first);
+      over += filters[n].second -
+              8.0 * FilterBytes(spec, plan.bits_per_key[i], filters[n].first);
     }
-    over += universal && i == largest ? run_over * keys / rest : run_over;
   }
   return spec.bits_per_key -
          over / keys * (spec.bits_per_key * keys / plan.budget_bits);
@@ -726,7 +719,7 @@ void ListenerPlansUniversalRuns(const std::string& text, Attach attach) {
   runs.keys.push_back(10000);
   runs.files.push_back({});
   const double l0_bits =
-      PlannedBits(spec, runs, 1, PlanAverage(db.get(), spec, runs, {0}, true));
+      PlannedBits(spec, runs, 1, PlanAverage(db.get(), spec, runs, {0}));
   ExpectBits(db.get(), spec, 0, NewestL0(db.get()), l0_bits, "L0 over L3");
   EXPECT_GT(l0_bits, spec.bits_per_key + 0.5);
   // A second: three sorted runs, so the two L0 files merge into L2 (the
@@ -739,7 +732,7 @@ void ListenerPlansUniversalRuns(const std::string& text, Attach attach) {
   runs.keys.insert(runs.keys.end(), {10000, 10000});
   runs.files.insert(runs.files.end(), {{}, {}});
   const double l2_bits =
-      PlannedBits(spec, runs, 0, PlanAverage(db.get(), spec, runs, {1}, true));
+      PlannedBits(spec, runs, 0, PlanAverage(db.get(), spec, runs, {1}));
   ExpectBits(db.get(), spec, 2, 0, l2_bits, "L2 over L3");
   EXPECT_GT(l0_bits, l2_bits + 0.5);
   EXPECT_GT(l2_bits, l3_bits + 0.5);
@@ -777,7 +770,7 @@ void ListenerPlansUniversalRuns(const std::string& text, Attach attach) {
   ASSERT_EQ(runs.keys, (std::vector<uint64_t>{20000, 100000, 30000, 4010}));
   // Of the files that stay, this listener saw only the big L0 file made.
   const double merged_bits =
-      PlannedBits(spec, runs, 3, PlanAverage(db.get(), spec, runs, {2}, true));
+      PlannedBits(spec, runs, 3, PlanAverage(db.get(), spec, runs, {2}));
   ExpectBits(db.get(), spec, 0, NewestL0(db.get()), merged_bits,
              "L0 compaction");
   EXPECT_GT(merged_bits, spec.bits_per_key + 0.5);
@@ -889,9 +882,9 @@ TEST_P(RocksDBByLevelTest, OptionsListenerKeepsTreesApart) {
     Flush(&s.tree, kL0);
     const Runs runs = RealRuns(s.tree.db, s.tree.cf);
     ASSERT_EQ(runs.keys, (std::vector<uint64_t>{s.l1, s.tree.base, kL0, kL0}));
-    l1_bits.push_back(PlannedBits(
-        spec, runs, 0,
-        PlanAverage(s.tree.db, spec, runs, {0, 1, 2}, false, s.tree.cf)));
+    l1_bits.push_back(
+        PlannedBits(spec, runs, 0,
+                    PlanAverage(s.tree.db, spec, runs, {0, 1, 2}, s.tree.cf)));
   }
   // The three plans differ, or the test proves nothing: a shared channel
   // would give the first two trees the third's bits.
@@ -1307,11 +1300,9 @@ std::vector<RunBits> UniversalTreeRuns(const std::string& text, bool listener) {
 // optimum is about 1.4, but files keep the bits of older shapes of the
 // tree. For the same reason the tree's filter memory is only near the
 // average: universal merges reshape the tree, and the correction of the
-// plan's average reaches the new tables only (the largest run's part of
-// it made up by the other runs). Measured 0.99 (cuckoo, whose whole
-// fingerprint bits step by 8%) to 1.03 (Bloom) of uniform's (1.04 to 1.08
-// with the largest run's part spread over the whole tree); the leveled
-// tree above, -1% to -6%.
+// plan's average reaches the new tables only. Measured 0.99 (cuckoo,
+// whose whole fingerprint bits step by 8%) to 1.08 (Bloom) of uniform's;
+// the leveled tree above, -1% to -6%.
 TEST_P(RocksDBByLevelTest, ListenerPlansAUniversalTreeRunByRun) {
   const std::vector<RunBits> runs = UniversalTreeRuns(GetParam(), true);
   ASSERT_FALSE(runs.empty());
@@ -1323,7 +1314,7 @@ TEST_P(RocksDBByLevelTest, ListenerPlansAUniversalTreeRunByRun) {
     uniform_bits += r.uniform_bits;
   }
   std::printf("; filter bits over uniform's: %.4f\n", bits / uniform_bits);
-  EXPECT_NEAR(bits / uniform_bits, 1.0, 0.07);
+  EXPECT_NEAR(bits / uniform_bits, 1.0, 0.15);
   // (Cuckoo may give the largest run uniform's whole fingerprint bits.)
   EXPECT_LE(runs.back().bits, runs.back().uniform_bits);
   if (runs.size() >= 2) {

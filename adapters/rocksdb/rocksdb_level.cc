@@ -62,7 +62,6 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool universal =
       context.compaction_style == rocksdb::kCompactionStyleUniversal;
-  universal_ = universal_ || universal;
   // Universal compaction's merges into L0 (num_levels 1, or no level free
   // above the next run): which run they make, only the listener knows.
   // Without its plan for that run, such a merge of L0 runs is taken for
@@ -137,11 +136,9 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
   if (!Plans()) return;
   const std::vector<Run> runs = PlanRuns(tree, new_l0_keys, flush_keys);
   if (runs.empty()) return;
-  bool universal = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (NearlySame(runs, observed_runs_)) return;
-    universal = universal_;
   }
   // Planned without the lock: tables being built need it meanwhile.
   std::vector<uint64_t> keys;
@@ -155,10 +152,10 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
   std::vector<FilterSpec> specs =
       PlanSpecs(keys, l0, spec_.bits_per_key, &budget_bits);
   if (specs.empty()) return;
-  const double average = std::clamp(
-      spec_.bits_per_key - Overspent(runs, specs, budget_bits, universal),
-      std::max(MinAverage(spec_), 0.75 * spec_.bits_per_key),
-      std::min(MaxAverage(spec_), 1.25 * spec_.bits_per_key));
+  const double average =
+      std::clamp(spec_.bits_per_key - Overspent(runs, specs, budget_bits),
+                 std::max(MinAverage(spec_), 0.75 * spec_.bits_per_key),
+                 std::min(MaxAverage(spec_), 1.25 * spec_.bits_per_key));
   specs = PlanSpecs(keys, l0, average, &budget_bits);
   if (specs.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
@@ -211,35 +208,20 @@ std::vector<LevelSizer::Run> LevelSizer::PlanRuns(const TreeRuns& tree,
 // plan. The next tables make up for it: the plan's average moves by the
 // difference per key of the tree (in the spec's unit). As jobs rewrite a
 // fraction f of the keys, the difference left shrinks by f each time.
-// Under universal compaction the largest run, a share s of the keys, is
-// rewritten only by a merge of every run, so the others make up for its
-// difference alone: its part moves the average by over / (1 - s), at
-// which the plan spends the average over the tree once they are rebuilt
-// (each run's bits move one for one with the average).
 double LevelSizer::Overspent(const std::vector<Run>& runs,
                              const std::vector<FilterSpec>& specs,
-                             double budget_bits, bool universal) {
-  double over = 0, keys = 0, largest_over = 0;
-  size_t largest = 0;
+                             double budget_bits) {
+  double over = 0, keys = 0;
   for (size_t i = 0; i < runs.size(); i++) {
     keys += static_cast<double>(runs[i].keys.keys);
-    if (runs[i].keys.keys > runs[largest].keys.keys) largest = i;
-  }
-  for (size_t i = 0; i < runs.size(); i++) {
     const std::vector<BuiltFilter>& built = runs[i].keys.built;
     if (built.empty()) continue;
     const std::vector<uint64_t> bytes = PlannedBytes(specs[i], built);
-    double run_over = 0;
     for (size_t f = 0; f < built.size(); f++) {
       if (bytes[f] > 0)
-        run_over += built[f].bits - 8.0 * static_cast<double>(bytes[f]);
+        over += built[f].bits - 8.0 * static_cast<double>(bytes[f]);
     }
-    over += run_over;
-    if (i == largest) largest_over = run_over;
   }
-  const double rest =
-      keys - static_cast<double>(runs.empty() ? 0 : runs[largest].keys.keys);
-  if (universal && rest > 0) over += largest_over * (keys / rest - 1);
   // Spec bits per bit written (a cuckoo spec bit costs 1/0.95 bits).
   const double per_bit = spec_.bits_per_key * keys / budget_bits;
   return over / keys * per_bit;

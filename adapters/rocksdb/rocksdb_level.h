@@ -68,9 +68,7 @@ class LevelSizer {
   // tree, and an L0 table those of the new L0 file. The plan counts at
   // least (l0_files + 1) / 2 L0 files, adding ones of flush_keys: L0's
   // mean between two compactions. Its average is the spec's minus what the
-  // built filters spend over their runs' plan, per key of the tree (under
-  // universal compaction the largest run's part per key of the other runs:
-  // only they are rewritten before a merge of every run). The
+  // built filters spend over their runs' plan, per key of the tree. The
   // plan is kept while the tree's runs stay within 1/32 of its own. Under
   // universal compaction a compaction's table at L0 gets the bits of the
   // run tree.l0_output.
@@ -136,8 +134,7 @@ class LevelSizer {
                             uint64_t flush_keys) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
   double Overspent(const std::vector<Run>& runs,
-                   const std::vector<FilterSpec>& specs, double budget_bits,
-                   bool universal);
+                   const std::vector<FilterSpec>& specs, double budget_bits);
   // The bytes of a filter of `spec` for each of `built`'s key counts
   // (ParamsForSpec's; 0 if it fails), remembered: the tree's files come
   // back at every job, most under the same spec.
@@ -160,8 +157,6 @@ class LevelSizer {
   std::vector<FilterSpec> observed_specs_;
   // The spec of the run TreeRuns::l0_output, if it has one.
   bool has_l0_output_ = false;
-  // Whether a table was built for universal compaction (Overspent).
-  bool universal_ = false;
   FilterSpec observed_l0_output_;
   std::atomic<bool> bound_{false};
   // NoteFollowed's column families; entries of closed databases (whose
