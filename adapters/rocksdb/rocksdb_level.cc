@@ -8,7 +8,8 @@
 //   FIFO compaction, level -1 (SstFileWriter)                -> the average
 //   a level the listener's tree plans a table for            -> its plan
 //     (universal: a compaction's table at L0 -> its output run's plan,
-//      else as a flush)
+//      else as a flush; the bottom run -> its plan in a tree whose
+//      newer runs hold half its keys)
 //   otherwise (no listener, or a level its tree lacks): the model tree
 //     of the compaction style
 //     nothing learned yet about the tree                     -> the average
@@ -62,6 +63,7 @@ FilterSpec LevelSizer::SpecFor(const rocksdb::FilterBuildingContext& context) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool universal =
       context.compaction_style == rocksdb::kCompactionStyleUniversal;
+  universal_ = universal;
   // Universal compaction's merges into L0 (num_levels 1, or no level free
   // above the next run): which run they make, only the listener knows.
   // Without its plan for that run, such a merge of L0 runs is taken for
@@ -158,6 +160,7 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
                  std::min(MaxAverage(spec_), 1.25 * spec_.bits_per_key));
   specs = PlanSpecs(keys, l0, average, &budget_bits);
   if (specs.empty()) return;
+  if (universal_) AnticipateBottom(runs, flush_keys, average, &specs);
   std::lock_guard<std::mutex> lock(mu_);
   observed_runs_ = runs;
   FilterSpec none = spec_;
@@ -175,6 +178,42 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
       observed_l0_output_ = specs[i];
     }
   }
+}
+
+// Under universal compaction only a merge of every run writes the bottom
+// run, which then holds every key; the newer runs grow again until they
+// hold about as many keys as it (the next such merge: universal's size
+// ratio), or until the load ends. Planned for the whole tree, the bottom
+// run would keep those bits while it fills half the tree or less, and the
+// newer runs could not make up for them. So its table is planned for the
+// middle of its life: with newer runs holding half its keys, shaped as the
+// universal model's (each as many keys as all newer ones), down to a flush.
+void LevelSizer::AnticipateBottom(const std::vector<Run>& runs,
+                                  uint64_t flush_keys, double average,
+                                  std::vector<FilterSpec>* specs) const {
+  size_t bottom = runs.size();
+  for (size_t i = 0; i < runs.size(); i++) {
+    if (runs[i].level >= 1 &&
+        (bottom == runs.size() || runs[i].level > runs[bottom].level)) {
+      bottom = i;
+    }
+  }
+  if (bottom == runs.size()) return;
+  const uint64_t n = runs[bottom].keys.keys;
+  const uint64_t smallest = std::max<uint64_t>(flush_keys, n / 64 + 1);
+  std::vector<uint64_t> keys = {n};
+  std::vector<bool> l0 = {false};
+  uint64_t newer = 0;
+  for (uint64_t run = n / 4; newer < n / 2; run /= 2) {
+    const uint64_t k = run >= smallest ? run : n / 2 - newer;
+    keys.insert(keys.begin(), k);  // newer runs first, as PlanSpecs wants
+    l0.push_back(false);
+    newer += k;
+  }
+  double budget_bits = 0;
+  const std::vector<FilterSpec> plan =
+      PlanSpecs(keys, l0, average, &budget_bits);
+  if (!plan.empty()) (*specs)[bottom] = plan.back();
 }
 
 // The runs in plan order, each with its level: levels >= 1, then the L0

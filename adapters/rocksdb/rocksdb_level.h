@@ -71,7 +71,8 @@ class LevelSizer {
   // built filters spend over their runs' plan, per key of the tree. The
   // plan is kept while the tree's runs stay within 1/32 of its own. Under
   // universal compaction a compaction's table at L0 gets the bits of the
-  // run tree.l0_output.
+  // run tree.l0_output, and the bottom run (level >= 1) those of a tree in
+  // which newer runs hold half its keys: the middle of its life.
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
   // Whether the spec is planned on the tree (by_level or auto): else
@@ -132,6 +133,10 @@ class LevelSizer {
   };
   std::vector<Run> PlanRuns(const TreeRuns& tree, uint64_t new_l0_keys,
                             uint64_t flush_keys) const;
+  // Under universal compaction: the spec of the bottom run in `specs`
+  // (the plan of `runs` at `average`) planned for the middle of its life.
+  void AnticipateBottom(const std::vector<Run>& runs, uint64_t flush_keys,
+                        double average, std::vector<FilterSpec>* specs) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
   double Overspent(const std::vector<Run>& runs,
                    const std::vector<FilterSpec>& specs, double budget_bits);
@@ -159,6 +164,9 @@ class LevelSizer {
   bool has_l0_output_ = false;
   FilterSpec observed_l0_output_;
   std::atomic<bool> bound_{false};
+  // Whether the last table sized on the tree was under universal
+  // compaction.
+  std::atomic<bool> universal_{false};
   // NoteFollowed's column families; entries of closed databases (whose
   // info log is gone) are dropped.
   struct Followed {
