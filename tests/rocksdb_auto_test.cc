@@ -178,10 +178,11 @@ TEST(RocksDBAutoTest, ListenerMixesKindsAtTheSpecsMemory) {
 // Universal compaction with the listener: its sorted runs are planned as
 // levels are, the small ones a Bloom kind, the large ones ribbon, near the
 // spec's memory: 9.39-10.48 bits per key in 17 runs with earlier cost
-// defaults and 9.89-10.23 in five with today's, the lowest while other
-// work loaded the machine (the tree shapes itself, and filters keep
-// the bits of the tree they were built for); the bounds are about twice
-// that spread from its middle, cut to exclude an average 10% off.
+// defaults and the bottom run planned for the whole tree, 9.75-10.08 in
+// five with today's, while other work loaded the machine (the tree
+// shapes itself, and filters keep the bits of the tree they were built
+// for); the bounds are about twice that spread from its middle, cut to
+// exclude an average 10% off.
 TEST(RocksDBAutoTest, ListenerPlansUniversalRuns) {
   const Loaded l = LoadNaturalTree("auto:10", true, /*universal=*/true);
   std::printf("auto:10, universal, listener: %s\n", Describe(l).c_str());
