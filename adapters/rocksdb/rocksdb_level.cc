@@ -9,7 +9,7 @@
 //   a level the listener's tree plans a table for            -> its plan
 //     (universal: a compaction's table at L0 -> its output run's plan,
 //      else as a flush; the bottom run -> its plan in a tree whose
-//      newer runs hold half its keys)
+//      newer runs hold half its keys, unless CompactRange writes it)
 //   otherwise (no listener, or a level its tree lacks): the model tree
 //     of the compaction style
 //     nothing learned yet about the tree                     -> the average
@@ -160,7 +160,9 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
                  std::min(MaxAverage(spec_), 1.25 * spec_.bits_per_key));
   specs = PlanSpecs(keys, l0, average, &budget_bits);
   if (specs.empty()) return;
-  if (universal_) AnticipateBottom(runs, flush_keys, average, &specs);
+  if (universal_) {
+    AnticipateBottom(runs, tree.manual_level, flush_keys, average, &specs);
+  }
   std::lock_guard<std::mutex> lock(mu_);
   observed_runs_ = runs;
   FilterSpec none = spec_;
@@ -188,8 +190,11 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
 // newer runs could not make up for them. So its table is planned for the
 // middle of its life: with newer runs holding half its keys, shaped as the
 // universal model's (each as many keys as all newer ones), down to a flush.
+// Not if a manual compaction writes it (CompactRange, as after a bulk
+// load): the tree it makes is planned as it is.
 void LevelSizer::AnticipateBottom(const std::vector<Run>& runs,
-                                  uint64_t flush_keys, double average,
+                                  int manual_level, uint64_t flush_keys,
+                                  double average,
                                   std::vector<FilterSpec>* specs) const {
   size_t bottom = runs.size();
   for (size_t i = 0; i < runs.size(); i++) {
@@ -198,7 +203,7 @@ void LevelSizer::AnticipateBottom(const std::vector<Run>& runs,
       bottom = i;
     }
   }
-  if (bottom == runs.size()) return;
+  if (bottom == runs.size() || runs[bottom].level <= manual_level) return;
   const uint64_t n = runs[bottom].keys.keys;
   const uint64_t smallest = std::max<uint64_t>(flush_keys, n / 64 + 1);
   std::vector<uint64_t> keys = {n};

@@ -50,6 +50,9 @@ struct TreeRuns {
   // The index in l0_files of the output of the last compaction started
   // that writes L0 and still runs; -1 if none.
   int l0_output = -1;
+  // The deepest level >= 1 a running manual compaction (CompactRange)
+  // writes; 0 if none.
+  int manual_level = 0;
 };
 
 // Thread-safe: RocksDB builds tables in several threads, and the listener
@@ -72,7 +75,8 @@ class LevelSizer {
   // plan is kept while the tree's runs stay within 1/32 of its own. Under
   // universal compaction a compaction's table at L0 gets the bits of the
   // run tree.l0_output, and the bottom run (level >= 1) those of a tree in
-  // which newer runs hold half its keys: the middle of its life.
+  // which newer runs hold half its keys, the middle of its life (unless a
+  // manual compaction writes it: then the tree's own).
   void Observe(const TreeRuns& tree, uint64_t new_l0_keys, uint64_t flush_keys);
 
   // Whether the spec is planned on the tree (by_level or auto): else
@@ -134,9 +138,11 @@ class LevelSizer {
   std::vector<Run> PlanRuns(const TreeRuns& tree, uint64_t new_l0_keys,
                             uint64_t flush_keys) const;
   // Under universal compaction: the spec of the bottom run in `specs`
-  // (the plan of `runs` at `average`) planned for the middle of its life.
-  void AnticipateBottom(const std::vector<Run>& runs, uint64_t flush_keys,
-                        double average, std::vector<FilterSpec>* specs) const;
+  // (the plan of `runs` at `average`) planned for the middle of its life,
+  // unless a manual compaction writes it (at or above `manual_level`).
+  void AnticipateBottom(const std::vector<Run>& runs, int manual_level,
+                        uint64_t flush_keys, double average,
+                        std::vector<FilterSpec>* specs) const;
   static bool NearlySame(const std::vector<Run>& a, const std::vector<Run>& b);
   double Overspent(const std::vector<Run>& runs,
                    const std::vector<FilterSpec>& specs, double budget_bits);

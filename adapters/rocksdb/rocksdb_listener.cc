@@ -16,7 +16,8 @@
 //   minus the input files of every running compaction, whose keys are
 //   counted at its output level instead (one new run if that is L0, as
 //   under universal compaction, the last started of which is marked:
-//   TreeRuns::l0_output);
+//   TreeRuns::l0_output; the deepest level a manual compaction writes:
+//   TreeRuns::manual_level);
 //   the keys of a flush: those of the last flush this listener saw end
 //   (or of the mean L0 file; unknown if neither is known), and for a
 //   flush, one new L0 file of them;
@@ -136,7 +137,10 @@ class TreeTracker {
   }
 
   void CompactionBegins(const rocksdb::CompactionJobInfo& info) {
-    Job job{{}, info.output_level};
+    Job job{
+        {},
+        info.output_level,
+        info.compaction_reason == rocksdb::CompactionReason::kManualCompaction};
     for (const rocksdb::CompactionFileInfo& f : info.input_file_infos) {
       job.inputs.push_back(f.file_number);
     }
@@ -318,6 +322,7 @@ class TreeTracker {
   struct Job {
     std::vector<uint64_t> inputs;
     int output_level;
+    bool manual;  // CompactRange's
   };
 
   // REQUIRES: mu_ held. The runs of files_ once the running jobs end: the
@@ -379,6 +384,10 @@ class TreeTracker {
         tree.l0_files.push_back({keys, {}});
       } else {
         LevelRun(&tree, it->second.output_level).keys += keys;
+        if (it->second.manual) {
+          tree.manual_level =
+              std::max(tree.manual_level, it->second.output_level);
+        }
       }
       ++it;
     }
