@@ -442,8 +442,8 @@ double PlannedBits(const FilterSpec& spec, const Runs& runs, size_t i,
 
 // The bits of a bottom run of `n` keys written by a universal merge of
 // every run: its bits in the plan at `average` of it and newer runs
-// holding n / 2 keys, n / 4, n / 8, ... down to `flush` keys (or n / 64),
-// the rest in one run.
+// holding n / 2 keys in all: n / 4, n / 8, ... down to `flush` keys (at
+// least n / 64), the rest in one run.
 double UniversalBottomBits(const FilterSpec& spec, uint64_t n, uint64_t flush,
                            double average) {
   std::vector<uint64_t> keys = {n};
@@ -1354,9 +1354,9 @@ std::vector<RunBits> UniversalTreeRuns(const std::string& text, bool listener) {
 // largest fewer (or as many), and the smallest at least 0.4 bits per key
 // more than the largest for each doubling of keys between them (uniform
 // filters: none). On RocksDB 7.8.3's tree of 6 runs of 2,500 to 135,000
-// keys: 0.80 (ribbon) to 1.28 (blocked Bloom) per doubling; the plan's
+// keys: 0.91 (ribbon) to 1.54 (blocked Bloom) per doubling; the plan's
 // optimum is about 1.4, but files keep the bits of older shapes of the
-// tree. The tree's filter memory within 4% of uniform's: universal merges
+// tree, and the bottom run's are planned for a larger tree. The tree's filter memory within 4% of uniform's: universal merges
 // reshape the tree, the bottom run is planned for the middle of its life,
 // and the correction of the plan's average reaches the new tables only.
 // Measured 0.99 (cuckoo, whose whole fingerprint bits step by 8%) to 1.02
