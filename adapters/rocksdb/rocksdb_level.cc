@@ -140,7 +140,10 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
   if (runs.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (NearlySame(runs, observed_runs_)) return;
+    if (tree.manual_level == observed_manual_level_ &&
+        NearlySame(runs, observed_runs_)) {
+      return;
+    }
   }
   // Planned without the lock: tables being built need it meanwhile.
   std::vector<uint64_t> keys;
@@ -165,6 +168,7 @@ void LevelSizer::Observe(const TreeRuns& tree, uint64_t new_l0_keys,
   }
   std::lock_guard<std::mutex> lock(mu_);
   observed_runs_ = runs;
+  observed_manual_level_ = tree.manual_level;
   FilterSpec none = spec_;
   none.bits_per_key = 0;
   const FilterSpec l0_spec =

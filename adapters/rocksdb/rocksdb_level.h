@@ -162,9 +162,11 @@ class LevelSizer {
   std::vector<std::pair<FilterSpec, std::map<uint64_t, uint64_t>>> planned_;
   ModelTree level_model_{false};
   ModelTree universal_model_{true};
-  // The observed tree's plan: the runs it was made for, and per level the
-  // spec of a new table there (bits_per_key 0: none planned).
+  // The observed tree's plan: the runs it was made for, its TreeRuns::
+  // manual_level, and per level the spec of a new table there
+  // (bits_per_key 0: none planned).
   std::vector<Run> observed_runs_;
+  int observed_manual_level_ = 0;
   std::vector<FilterSpec> observed_specs_;
   // The spec of the run TreeRuns::l0_output, if it has one.
   bool has_l0_output_ = false;
