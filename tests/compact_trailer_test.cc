@@ -459,19 +459,56 @@ TEST(CompactRibbonTest, GoldenCompactDenseRibbon) {
             16359984697935945922ull);
 }
 
+// 33 keys at ribbon:10 as releases with the FPR floor but no spare slot
+// wrote them: r = 10 columns of m = 33 slots, 1 + 42 payload bytes, then
+// the trailer, checked and unchecked. Builders now give such filters a
+// spare slot (GoldenCompactDenseRibbonAtTheFloor); these bytes still read
+// with the same answers.
+constexpr char kSquareRibbon33Payload[] =
+    "00526a353918eb1cdc34201b13103db17d7c254fc582142b596388cb7753e85d827c"
+    "b4aaf5671c4e861200";
+
+TEST(CompactRibbonTest, GoldenSquareDenseRibbonAtTheFloor) {
+  for (const char* trailer : {"bcb4", "b1f4"}) {
+    const std::string bytes =
+        FromHex(std::string(kSquareRibbon33Payload) + trailer);
+    ASSERT_EQ(bytes.size(), 43u + 2);
+    ASSERT_TRUE(IsCompact(bytes));
+    const FilterReader r = FilterReader::Open(bytes);
+    ASSERT_TRUE(r.valid()) << trailer;
+    EXPECT_EQ(r.kind(), FilterKind::kRibbon);
+    EXPECT_TRUE(AllMayMatch(bytes, 33)) << trailer;
+    // r = 10: ~1/1024 of absent keys match.
+    const std::pair<int, std::string> absent = AbsentMatches(bytes);
+    EXPECT_EQ(absent.first, 98) << trailer;
+    EXPECT_EQ(absent.second,
+              "3359,6547,6993,7098,7325,7342,7746,10599,10643,11224,12292,"
+              "14106,14503,16065,16993,17999,18111,18495,20469,21352,")
+        << trailer;
+  }
+  EXPECT_EQ(Hash64(FromHex(std::string(kSquareRibbon33Payload) + "bcb4")),
+            15224805378455177727ull);
+}
+
 TEST(CompactRibbonTest, GoldenCompactDenseRibbonAtTheFloor) {
   // 33 keys at 10 bits/key: ribbon:10's FPR ceiling, 1.1 times its FPR
-  // at 2^20 keys (1.19e-3), needs r = 10 columns (2^-10); 8 bits for the
-  // header byte and 330 for the columns, m = 33 slots: 1 + 42 payload
-  // bytes, then the trailer.
+  // at 2^20 keys (1.19e-3), needs r = 10 columns (2^-10), over 33 slots
+  // and a spare one (the system is solvable under more salts): 8 bits for
+  // the header byte and 340 for the columns, 1 + 43 payload bytes, then
+  // the trailer.
   const std::string bytes =
       test::Unchecked(test::BuildFilter(test::MustParse("ribbon:10"), 33));
-  ASSERT_EQ(bytes.size(), 43u + 2);
+  ASSERT_EQ(bytes.size(), 44u + 2);
   ASSERT_TRUE(IsCompact(bytes));
-  EXPECT_EQ(Hex(bytes.substr(43)), "bcb4");
+  EXPECT_EQ(Hex(bytes.substr(44)), "bbb4");
   EXPECT_EQ(Hex(bytes.substr(0, 1)), "00");
-  EXPECT_EQ(Hash64(bytes), 15224805378455177727ull);
-  EXPECT_EQ(AbsentMatches(bytes).second,
+  EXPECT_EQ(Hash64(bytes), 4190965168971524729ull);
+  // The square system of these keys is solvable under salt 0 too, and its
+  // pivots and solution do not change with a free slot above them (which
+  // holds 0): the same answers as GoldenSquareDenseRibbonAtTheFloor's.
+  const std::pair<int, std::string> absent = AbsentMatches(bytes);
+  EXPECT_EQ(absent.first, 98);
+  EXPECT_EQ(absent.second,
             "3359,6547,6993,7098,7325,7342,7746,10599,10643,11224,12292,"
             "14106,14503,16065,16993,17999,18111,18495,20469,21352,");
 }

@@ -733,17 +733,18 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
        "26",
        17668410600177528500ull, 0.004,
        "`ribbon:10:keyed:seed=7` over 3000 keys (flags 3"},
-      // Dense with a seed (n <= 64): form 0, salt 1, m 40, r 10.
-      {"ribbon:10:keyed:seed=7", 40, 6, 3, Form::kDense, 76,
-       "32"
+      // Dense with a seed (n <= 64): form 0, salt 1, m 41 (40 keys and a
+      // spare slot), r 10.
+      {"ribbon:10:keyed:seed=7", 40, 6, 3, Form::kDense, 78,
+       "34"
        "03"
        "0700000000000000"
        "9750a71f"
-       "0001280a0000"
-       "b14b270f"
+       "0001290a0000"
+       "6af277b8"
        "1a"
        "26",
-       5096119925116672081ull, 0.004, nullptr},
+       12049118166116202864ull, 0.004, nullptr},
       // Blocked Bloom with a seed: 20 blocks (19 would miss the spec's
       // FPR), k 7, tag 0x22.
       {"blocked_bloom:10:keyed:seed=9", 1000, 2, 3, Form::kDense, 1302,
@@ -812,6 +813,39 @@ TEST(FormatDecoderTest, KeyedFiltersFromTheDocumentAgreeWithTheReader) {
     // The absent keys reach the match rule: few pass.
     EXPECT_LT(absent_matches, c.max_fpr * probes);
   }
+}
+
+// The keyed dense filter of 40 keys (`ribbon:10:keyed:seed=7`) as
+// releases before the spare slot wrote it: 40 slots, salt 1. The reader
+// and the document's decoder still agree on it, key for key.
+constexpr char kSquareKeyedDense40[] =
+    "ca00ef896821008bd36a06efb552eb3f314b5d981762802f12e9433766a8e49baab1d4"
+    "84e30cd7a11f019d948cff815aa849320307000000000000009750a71f0001280a0000"
+    "b14b270f1a26";
+
+TEST(FormatDecoderTest, GoldenSquareKeyedDenseFilterStillReads) {
+  const auto secret = TestSecret();
+  const SecretByTheBook book(kTestSecret);
+  const std::string bytes = test::FromHex(kSquareKeyedDense40);
+  ASSERT_EQ(bytes.size(), 76u);
+  EXPECT_EQ(Hash64(bytes), 5096119925116672081ull);
+  Filter f;
+  ASSERT_TRUE(ParseByTheBook(bytes, &f));
+  ASSERT_EQ(f.kind, 6);
+  const FilterReader r = FilterReader::Open(bytes, secret.get());
+  ASSERT_TRUE(r.valid());
+  uint64_t absent_matches = 0;
+  for (uint64_t i = 0; i < 20000; i++) {
+    const std::string present = Key(i % 40), absent = AbsentKey(i);
+    Form form = Form::kSegmented;
+    ASSERT_TRUE(RibbonByTheBook(f, book.Hash(present, f.seed), &form));
+    ASSERT_EQ(form, Form::kDense);
+    ASSERT_TRUE(r.MayMatch(present)) << present;
+    const bool out = RibbonByTheBook(f, book.Hash(absent, f.seed), &form);
+    ASSERT_EQ(out, r.MayMatch(absent)) << absent;
+    absent_matches += out;
+  }
+  EXPECT_EQ(absent_matches, 22u);  // r = 10: ~1/1024 of them
 }
 
 }  // namespace

@@ -73,10 +73,12 @@ TEST(FormatTest, GoldenCheckedForms) {
       // dense ribbon, 5 keys: a 16-byte compact dense filter (w = 0xf3d7,
       // kind field 14), not 5 bytes with a 14-byte checked full trailer
       {"ribbon:8.5", 5, 16, "d7f3"},
-      // compact dense ribbon: w = 0xf4b1, kind field 14 (ribbon, checked);
-      // r = 10 for the spec's FPR ceiling (the r = 9 filter earlier
-      // releases wrote, 41 + "4ef4": CompactRibbonTest.GoldenCompactDenseRibbon)
-      {"ribbon:10", 33, 43, "b1f4"},
+      // compact dense ribbon: w = 0xf4ae, kind field 14 (ribbon, checked);
+      // r = 10 for the spec's FPR ceiling, 34 slots (earlier releases
+      // wrote 33, 43 + "b1f4": CompactRibbonTest.GoldenSquareDenseRibbon-
+      // AtTheFloor; before the ceiling r = 9, 41 + "4ef4":
+      // CompactRibbonTest.GoldenCompactDenseRibbon)
+      {"ribbon:10", 33, 44, "aef4"},
   };
   for (const Case& c : cases) {
     const std::string bytes = test::BuildFilter(test::MustParse(c.spec), c.n);

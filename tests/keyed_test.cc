@@ -474,16 +474,16 @@ TEST(KeyedFormatTest, CuckooAndRibbonDecodersFromTheDocument) {
        "0c"
        "13",
        12100570522900339400ull},
-      // Dense: payload_size 50, m 40, r 10.
+      // Dense: payload_size 52, m 41 (a spare slot), r 10.
       {"ribbon:10:keyed", 40, DocDecodeKeyedRibbon,
-       "32"
+       "34"
        "02"
        "9750a71f"
-       "0000280a0000"
-       "62"
+       "0000290a0000"
+       "ef"
        "0f"
        "16",
-       154863911162216970ull},
+       14655855782755566020ull},
       // Banded: payload_size 2496 (312 words), 34 blocks: r 9, k 6.
       {"ribbon:10:keyed", 2000, DocDecodeKeyedRibbon,
        "c013"

@@ -157,32 +157,47 @@ bool PlanCompactDense(uint64_t column_bits, uint64_t n, uint64_t r,
   return true;
 }
 
-// The dense forms' bit budget for n <= 64 keys where floor(n b) bits miss
-// `ceiling`: the bits of the fewest columns r that reach it (2^-r <=
-// ceiling) and the compact form's header byte, if more.
-uint64_t DenseBudget(const FilterSpec& spec, uint64_t n, double ceiling) {
+// A dense filter's least geometry: r columns, the fewest that reach its
+// FPR ceiling (2^-r <= ceiling), over n slots, and from 16 keys on one
+// spare slot (at most 64 slots). n keys in n slots are solvable under 29%
+// of salts, in n + 1 under 58%, so the writer solves ~1.7 systems instead
+// of ~3.5 (LevelDB's filters of ~33 keys build in ~0.66x the time) for r
+// bits more; below 16 keys a system costs little. (Two spare slots, 77%,
+// would take LevelDB's filters past its Bloom filters' bytes.)
+constexpr uint64_t kDenseSpareSlots = 1;
+constexpr uint64_t kDenseSpareMinKeys = 16;
+
+uint64_t DenseCeilingColumns(double ceiling) {
   uint64_t r = 1;
   while (r < kRibbonMaxColumns &&
          std::ldexp(1.0, -static_cast<int>(r)) > ceiling) {
     r++;
   }
-  return std::max(BudgetBits(spec, n),
-                  n * r + (MayUseCompactTrailer(spec) ? 8 : 0));
+  return r;
+}
+
+// The bits of that least geometry for n <= 64 keys, with the compact
+// form's header byte.
+uint64_t DenseLeastBits(const FilterSpec& spec, uint64_t n, double ceiling) {
+  const uint64_t spare = n >= kDenseSpareMinKeys ? kDenseSpareSlots : 0;
+  const uint64_t m = std::min(n + spare, uint64_t{kRibbonMaxDenseSlots});
+  return m * DenseCeilingColumns(ceiling) +
+         (MayUseCompactTrailer(spec) ? 8 : 0);
 }
 
 // The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key), within
-// `budget` bits; the compact filter that may take the place of a small
-// dense one must reach `ceiling`.
+// `budget` bits, at most `max_r` columns (the rest of the bits are
+// slots); the compact filter that may take the place of a small dense one
+// must reach `ceiling`.
 void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
-               double ceiling, RibbonPlan* rp) {
+               uint64_t max_r, double ceiling, RibbonPlan* rp) {
   // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte (salt,
   // high bit of r - 1) inside the budget, then the columns; the trailer
   // holds the low 4 bits of r - 1. Chosen whenever the payload fits a
   // compact trailer.
   const bool may_compact = MayUseCompactTrailer(spec);
   const uint64_t column_bits = budget > 8 ? budget - 8 : 0;
-  const uint64_t compact_r =
-      std::min<uint64_t>(column_bits / n, kRibbonMaxColumns);
+  const uint64_t compact_r = std::min(column_bits / n, max_r);
   if (may_compact &&
       PlanCompactDense(column_bits, n, compact_r, /*want=*/0, rp)) {
     return;
@@ -192,7 +207,7 @@ void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
   // many as the payload's whole bytes hold: the padding bits become
   // slots, and m = min(64, floor(8 payload_size / r)) follows from the
   // payload size and r (a compact trailer need not store it).
-  const uint64_t r = std::min<uint64_t>(budget / n, kRibbonMaxColumns);
+  const uint64_t r = std::min(budget / n, max_r);
   rp->dense = true;
   rp->r = static_cast<uint32_t>(r);
   const uint64_t m = std::min<uint64_t>(budget / r, kRibbonMaxDenseSlots);
@@ -359,11 +374,18 @@ RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
+    // The budget's bits where they reach the least geometry (then the
+    // most columns they buy), else that geometry: each is non-decreasing
+    // in n, and so is the larger.
+    const uint64_t least = DenseLeastBits(spec, n, ceiling);
     const RibbonPlan start = rp;
-    PlanDense(spec, n, budget, ceiling, &rp);
-    if (p.expected_fpr > ceiling) {
+    if (budget >= least) {
+      PlanDense(spec, n, budget, uint64_t{kRibbonMaxColumns}, ceiling, &rp);
+    }
+    if (budget < least || p.expected_fpr > ceiling) {
       rp = start;
-      PlanDense(spec, n, DenseBudget(spec, n, ceiling), ceiling, &rp);
+      PlanDense(spec, n, std::max(budget, least), DenseCeilingColumns(ceiling),
+                ceiling, &rp);
     }
     return rp;
   }
