@@ -19,9 +19,10 @@
 // (ParamsForSpec): every filter a builder writes for the spec, of any
 // number of keys, has an expected FPR at most 1.1 times that. Large filters
 // spend bits_per_key bits per key; a small one whose rounding would miss
-// that spends the fewest more bytes that keep it (docs/FORMAT.md, "What a
-// spec's bits promise"). Each option appears at most once, in any order;
-// size_ratio and l0_files describe the tree of a by_level or auto spec;
+// that spends the fewest more bytes that keep it, and a dense ribbon
+// filter of 16 to 63 keys one spare slot (half the systems to solve as
+// it builds; docs/FORMAT.md, "What a spec's bits promise"). Each option
+// appears at most once, in any order; size_ratio and l0_files describe the tree of a by_level or auto spec;
 // salt excludes seed=; the costs belong to auto, which plans over the tree
 // already and so takes no by_level. Examples:
 //   "bloom:10"  "blocked_bloom:9.5"  "sstfilter.cuckoo:12"  "bloom:10:seed=7"
