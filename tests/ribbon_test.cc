@@ -208,6 +208,24 @@ TEST(RibbonTest, DenseFiltersGetASpareSlot) {
   EXPECT_LT(attempts, 2.1 * sets);
 }
 
+TEST(RibbonTest, ScratchKeptAcrossSpecsWritesTheSameBytes) {
+  // One scratch (a builder's, which keeps the spec's FPR ceiling) over
+  // filters whose spec changes from one to the next, as a by_level
+  // builder's does: the bytes of a fresh construction each time.
+  internal::RibbonScratch scratch;
+  const char* specs[] = {"ribbon:10", "ribbon:7.3", "ribbon:10:seed=3",
+                         "ribbon:10", "ribbon:16"};
+  for (int i = 0; i < 20; i++) {
+    const FilterSpec spec = test::MustParse(specs[i % 5]);
+    const std::vector<uint64_t> h = Hashes(20 + 7 * i, 1000 * i);
+    internal::HashList kept(h);
+    std::string reused, fresh;
+    internal::AppendRibbonFilter(spec, &kept, &reused, {}, nullptr, &scratch);
+    internal::AppendRibbonFilter(spec, h, &fresh);
+    ASSERT_EQ(Hex(reused), Hex(fresh)) << specs[i % 5] << " i=" << i;
+  }
+}
+
 TEST(RibbonTest, GrowsTheSystemWhenSaltsRunOut) {
   // One salt per size: the key sets whose first system is unsolvable are
   // rebuilt with more blocks (fewer columns), still as ribbon.

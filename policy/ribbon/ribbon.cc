@@ -58,9 +58,14 @@ void AppendRibbonFilter(const FilterSpec& spec, HashList* hash_list,
   if (stats == nullptr) stats = &local;
   *stats = RibbonBuildStats();
   const uint64_t n = hashes.size();
-  const RibbonPlan rp = PlanRibbon(spec, n, options.segmented);
   RibbonScratch local_scratch;
   if (scratch == nullptr) scratch = &local_scratch;
+  if (scratch->ceiling <= 0 || !(scratch->ceiling_spec == spec)) {
+    scratch->ceiling_spec = spec;
+    scratch->ceiling = RibbonFprCeiling(spec);
+  }
+  const RibbonPlan rp =
+      PlanRibbon(spec, n, options.segmented, scratch->ceiling);
   const KindPlan& plan = rp.plan;
   if (plan.params.kind == FilterKind::kEmpty) {
     stats->kind = FilterKind::kEmpty;

@@ -85,7 +85,7 @@ struct RibbonBuildStats {
 struct RibbonBuildOptions {
   int salts_per_size = 4;  // banded: salts tried at one size before growing
   int growths = 4;         // banded: times the blocks grow by ~3%
-  int dense_salts = 64;    // dense: salts tried (a square system: ~0.29 each)
+  int dense_salts = 64;    // dense: salts tried (~0.58 each, square ~0.29)
   int segment_salts = 64;  // segmented: salts tried per segment
   bool segmented = true;   // false: the banded form (form 1) instead
 };
@@ -106,6 +106,11 @@ struct RibbonScratch {
   std::vector<uint64_t> next, end, bounds;
   // Segmented: one segment's salted hashes, sorted by start block.
   std::vector<uint64_t> keys;
+  // RibbonFprCeiling(ceiling_spec) if ceiling > 0: a builder of small
+  // filters (LevelDB's, ~33 keys) plans each of them, and the ceiling,
+  // from the plan of 2^20 keys, is a tenth of a dense filter's planning.
+  FilterSpec ceiling_spec;
+  double ceiling = 0;
 };
 
 // Appends the filter PlanRibbon plans for `hashes` (repeats allowed). If no
