@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -438,23 +439,34 @@ constexpr char kRibbon33Payload[] =
     "00526a353960ac73704303b23101444f6c1f73254fc50252ac648d84b87c37057a97"
     "201fb4aaf56700";
 
-TEST(CompactRibbonTest, GoldenCompactDenseRibbon) {
-  for (const char* trailer : {"4ef4", "3db4"}) {
-    const std::string bytes = FromHex(std::string(kRibbon33Payload) + trailer);
-    ASSERT_EQ(bytes.size(), 41u + 2);
+// A compact dense ribbon filter of Key(0) .. Key(32) an earlier release
+// wrote, `payload` then each of `trailers` (checked, unchecked): valid,
+// every key matches, and `absent` matches of AbsentMatches with these
+// first ones, as when it was written.
+void ExpectGoldenCompactRibbon33(const char* payload,
+                                 std::initializer_list<const char*> trailers,
+                                 size_t size, int absent,
+                                 const std::string& first) {
+  for (const char* trailer : trailers) {
+    const std::string bytes = FromHex(std::string(payload) + trailer);
+    ASSERT_EQ(bytes.size(), size);
     ASSERT_TRUE(IsCompact(bytes));
     const FilterReader r = FilterReader::Open(bytes);
     ASSERT_TRUE(r.valid()) << trailer;
     EXPECT_EQ(r.kind(), FilterKind::kRibbon);
     EXPECT_TRUE(AllMayMatch(bytes, 33)) << trailer;
-    // r = 9: ~1/512 of absent keys match.
-    const std::pair<int, std::string> absent = AbsentMatches(bytes);
-    EXPECT_EQ(absent.first, 190) << trailer;
-    EXPECT_EQ(absent.second,
-              "868,1753,1982,2153,2837,3359,4415,5340,6547,6804,6993,7098,"
-              "7325,7342,7746,8139,8499,9063,9363,9380,")
-        << trailer;
+    const std::pair<int, std::string> matches = AbsentMatches(bytes);
+    EXPECT_EQ(matches.first, absent) << trailer;
+    EXPECT_EQ(matches.second, first) << trailer;
   }
+}
+
+TEST(CompactRibbonTest, GoldenCompactDenseRibbon) {
+  // r = 9: ~1/512 of absent keys match.
+  ExpectGoldenCompactRibbon33(kRibbon33Payload, {"4ef4", "3db4"}, 41 + 2, 190,
+                              "868,1753,1982,2153,2837,3359,4415,5340,6547,"
+                              "6804,6993,7098,7325,7342,7746,8139,8499,9063,"
+                              "9363,9380,");
   EXPECT_EQ(Hash64(FromHex(std::string(kRibbon33Payload) + "3db4")),
             16359984697935945922ull);
 }
@@ -467,25 +479,15 @@ TEST(CompactRibbonTest, GoldenCompactDenseRibbon) {
 constexpr char kSquareRibbon33Payload[] =
     "00526a353918eb1cdc34201b13103db17d7c254fc582142b596388cb7753e85d827c"
     "b4aaf5671c4e861200";
+// Its first absent matches, and the new filter's (the same answers).
+constexpr char kRibbon33AtTheFloorMatches[] =
+    "3359,6547,6993,7098,7325,7342,7746,10599,10643,11224,12292,14106,14503,"
+    "16065,16993,17999,18111,18495,20469,21352,";
 
 TEST(CompactRibbonTest, GoldenSquareDenseRibbonAtTheFloor) {
-  for (const char* trailer : {"bcb4", "b1f4"}) {
-    const std::string bytes =
-        FromHex(std::string(kSquareRibbon33Payload) + trailer);
-    ASSERT_EQ(bytes.size(), 43u + 2);
-    ASSERT_TRUE(IsCompact(bytes));
-    const FilterReader r = FilterReader::Open(bytes);
-    ASSERT_TRUE(r.valid()) << trailer;
-    EXPECT_EQ(r.kind(), FilterKind::kRibbon);
-    EXPECT_TRUE(AllMayMatch(bytes, 33)) << trailer;
-    // r = 10: ~1/1024 of absent keys match.
-    const std::pair<int, std::string> absent = AbsentMatches(bytes);
-    EXPECT_EQ(absent.first, 98) << trailer;
-    EXPECT_EQ(absent.second,
-              "3359,6547,6993,7098,7325,7342,7746,10599,10643,11224,12292,"
-              "14106,14503,16065,16993,17999,18111,18495,20469,21352,")
-        << trailer;
-  }
+  // r = 10: ~1/1024 of absent keys match.
+  ExpectGoldenCompactRibbon33(kSquareRibbon33Payload, {"bcb4", "b1f4"}, 43 + 2,
+                              98, kRibbon33AtTheFloorMatches);
   EXPECT_EQ(Hash64(FromHex(std::string(kSquareRibbon33Payload) + "bcb4")),
             15224805378455177727ull);
 }
@@ -508,9 +510,7 @@ TEST(CompactRibbonTest, GoldenCompactDenseRibbonAtTheFloor) {
   // holds 0): the same answers as GoldenSquareDenseRibbonAtTheFloor's.
   const std::pair<int, std::string> absent = AbsentMatches(bytes);
   EXPECT_EQ(absent.first, 98);
-  EXPECT_EQ(absent.second,
-            "3359,6547,6993,7098,7325,7342,7746,10599,10643,11224,12292,"
-            "14106,14503,16065,16993,17999,18111,18495,20469,21352,");
+  EXPECT_EQ(absent.second, kRibbon33AtTheFloorMatches);
 }
 
 TEST(CompactRibbonTest, NoFalseNegativesAndCompactWhenItFits) {
