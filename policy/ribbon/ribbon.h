@@ -65,10 +65,10 @@ struct RibbonPlan {
 };
 // Every plan's expected FPR is at most `ceiling`, by default (0)
 // RibbonFprCeiling(spec) (plan.h, kSmallFilterFprSlack): a filter whose
-// n b bits miss it takes the fewest bytes that reach it (1: no ceiling,
-// the plan of n b bits). `segmented`: false plans the banded form where
-// the segmented one would be written (tests, and the builder's fallback),
-// of n b bits for n > 64.
+// n b bits miss it takes the fewest bytes that reach it (a dense one of
+// 16 keys or more a spare slot too; 1: no ceiling, the plan of n b bits).
+// `segmented`: false plans the banded form where the segmented one would
+// be written (tests, and the builder's fallback), of n b bits for n > 64.
 double RibbonFprCeiling(const FilterSpec& spec);
 RibbonPlan PlanRibbon(const FilterSpec& spec, uint64_t n, bool segmented = true,
                       double ceiling = 0);
