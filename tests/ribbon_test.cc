@@ -206,6 +206,14 @@ TEST(RibbonTest, DenseFiltersGetASpareSlot) {
   }
   EXPECT_GT(attempts, 1.4 * sets);
   EXPECT_LT(attempts, 2.1 * sets);
+  // Below 16 keys no spare slot, and bits beyond the fewest columns go to
+  // columns: ribbon:2.3 at one key, 2 payload bytes, 11 columns of one
+  // slot (FPR 2^-11), not 3 columns of 5 slots.
+  const internal::RibbonPlan one =
+      internal::PlanRibbon(test::MustParse("ribbon:2.3"), 1);
+  EXPECT_EQ(one.plan.payload_bytes, 2u);
+  EXPECT_EQ(one.r, 11u);
+  EXPECT_EQ(one.slots, 1u);
 }
 
 TEST(RibbonTest, ScratchKeptAcrossSpecsWritesTheSameBytes) {

@@ -186,18 +186,18 @@ uint64_t DenseLeastBits(const FilterSpec& spec, uint64_t n, double ceiling) {
 }
 
 // The dense forms, for n <= 64 keys (r >= 1: b >= 2 bits per key), within
-// `budget` bits, at most `max_r` columns (the rest of the bits are
-// slots); the compact filter that may take the place of a small dense one
-// must reach `ceiling`.
+// `budget` bits; the compact filter that may take the place of a small
+// dense one must reach `ceiling`.
 void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
-               uint64_t max_r, double ceiling, RibbonPlan* rp) {
+               double ceiling, RibbonPlan* rp) {
   // Compact dense (seed 0, unkeyed, docs/FORMAT.md): a header byte (salt,
   // high bit of r - 1) inside the budget, then the columns; the trailer
   // holds the low 4 bits of r - 1. Chosen whenever the payload fits a
   // compact trailer.
   const bool may_compact = MayUseCompactTrailer(spec);
   const uint64_t column_bits = budget > 8 ? budget - 8 : 0;
-  const uint64_t compact_r = std::min(column_bits / n, max_r);
+  const uint64_t compact_r =
+      std::min<uint64_t>(column_bits / n, kRibbonMaxColumns);
   if (may_compact &&
       PlanCompactDense(column_bits, n, compact_r, /*want=*/0, rp)) {
     return;
@@ -207,7 +207,7 @@ void PlanDense(const FilterSpec& spec, uint64_t n, uint64_t budget,
   // many as the payload's whole bytes hold: the padding bits become
   // slots, and m = min(64, floor(8 payload_size / r)) follows from the
   // payload size and r (a compact trailer need not store it).
-  const uint64_t r = std::min(budget / n, max_r);
+  const uint64_t r = std::min<uint64_t>(budget / n, kRibbonMaxColumns);
   rp->dense = true;
   rp->r = static_cast<uint32_t>(r);
   const uint64_t m = std::min<uint64_t>(budget / r, kRibbonMaxDenseSlots);
@@ -374,18 +374,17 @@ RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
   p.kind = FilterKind::kRibbon;
   plan.kind_params_size = kRibbonParamsSize;
   if (n <= kRibbonMaxDenseSlots) {
-    // The budget's bits where they reach the least geometry (then the
-    // most columns they buy), else that geometry: each is non-decreasing
-    // in n, and so is the larger.
+    // The budget's bits, unless they miss the ceiling or, from 16 keys
+    // on, the least geometry: then the least geometry's bits (as many
+    // columns as they buy: r, and for fewer keys than r + 8 the header
+    // byte's bits too). Each is non-decreasing in n, and so is the larger.
     const uint64_t least = DenseLeastBits(spec, n, ceiling);
+    const bool spare = n >= kDenseSpareMinKeys && budget < least;
     const RibbonPlan start = rp;
-    if (budget >= least) {
-      PlanDense(spec, n, budget, uint64_t{kRibbonMaxColumns}, ceiling, &rp);
-    }
-    if (budget < least || p.expected_fpr > ceiling) {
+    if (!spare) PlanDense(spec, n, budget, ceiling, &rp);
+    if (spare || p.expected_fpr > ceiling) {
       rp = start;
-      PlanDense(spec, n, std::max(budget, least), DenseCeilingColumns(ceiling),
-                ceiling, &rp);
+      PlanDense(spec, n, std::max(budget, least), ceiling, &rp);
     }
     return rp;
   }
