@@ -86,11 +86,12 @@ TEST(RibbonTest, BytesDoNotDependOnTheOrderOfTheHashes) {
   }
 }
 
-// The segmented form's solver runs as compiled for CPUs with POPCNT and
-// BMI2 where the CPU has them (primitives.h), else as the portable build:
-// both must write the same bytes, including a segment that needs a third
-// salt (ribbon:9.5 at 40000 keys: GoldenSegmentedTwoSegments' filter).
-// The dense sizes (up to 64 keys) check that the switch leaves them alone.
+// The segmented and dense forms' solvers run as compiled for CPUs with
+// POPCNT and BMI2 where the CPU has them (primitives.h), else as the
+// portable build: both must write the same bytes, including a segment that
+// needs a third salt (ribbon:9.5 at 40000 keys: GoldenSegmentedTwoSegments'
+// filter) and dense systems whose rows pack their fingerprints (ribbon:7.1
+// at 36 keys) or keep them apart (ribbon:15 at 64 keys).
 TEST(RibbonTest, PortableAndBmi2SolversWriteTheSameBytes) {
   if (!internal::CpuHasBmi2()) GTEST_SKIP() << "this CPU runs only one";
   for (const char* spec : {"ribbon:7.1", "ribbon:9.5", "ribbon:15"}) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "policy/primitives.h"
 #include "policy/ribbon/ribbon_build.h"
 
 namespace sstfilter {
@@ -44,7 +45,7 @@ class DenseSystem {
   // lowest set bits of the rows' span) and the same solution. A packed row
   // whose slots cancel keeps its fingerprint, whose lowest bit, at m or
   // above, marks the contradiction.
-  bool AddAll(uint64_t* w, uint32_t* fp, uint32_t n) {
+  SSTFILTER_ALWAYS_INLINE bool AddAll(uint64_t* w, uint32_t* fp, uint32_t n) {
     w[n] = 0;
     if constexpr (kWide) fp[n] = 0;
     uint32_t next = 0;  // rows handed out, 0 = 0 rows after the last
@@ -104,7 +105,7 @@ class DenseSystem {
   // that slot p of column j is bit j of its fingerprint XOR the parity of
   // its pivot row's slots after p in column j, no branch per bit. (A packed
   // row's fingerprint bits meet no column bit: columns hold slots < m.)
-  void Solve(uint32_t r, uint64_t* columns) const {
+  SSTFILTER_ALWAYS_INLINE void Solve(uint32_t r, uint64_t* columns) const {
     for (uint32_t j = 0; j < r; j++) columns[j] = 0;
     for (int p = static_cast<int>(m_) - 1; p >= 0; p--) {
       const uint64_t row = row_[p];
@@ -138,8 +139,9 @@ void OrBits(uint64_t v, uint64_t pos, uint32_t bits, uint8_t* out) {
 }
 
 template <bool kWide>
-bool SolveDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
-                uint8_t* out) {
+SSTFILTER_ALWAYS_INLINE bool SolveDense(const HashList& hashes, uint32_t m,
+                                        uint32_t r, uint32_t salt,
+                                        uint8_t* out) {
   const uint64_t mask = m == 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
   uint64_t rows[kRibbonMaxDenseSlots + 1];  // and AddAll's 0 = 0 row
   uint32_t fps[kWide ? kRibbonMaxDenseSlots + 1 : 1];
@@ -165,13 +167,31 @@ bool SolveDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
   return true;
 }
 
+SSTFILTER_ALWAYS_INLINE bool SolveDenseAnyWidth(const HashList& hashes,
+                                                uint32_t m, uint32_t r,
+                                                uint32_t salt, uint8_t* out) {
+  return m + r <= 63 ? SolveDense<false>(hashes, m, r, salt, out)
+                     : SolveDense<true>(hashes, m, r, salt, out);
+}
+
+// SolveDenseAnyWidth compiled for CPUs with POPCNT and BMI2 (primitives.h):
+// the back-substitution's parities become one instruction each. LevelDB's
+// CreateFilter with ribbon:9 at 20, 33, 36 and 50 keys: 0.93, 0.95, 0.96
+// and 0.98x the time of the portable build (medians of seven runs of each,
+// interleaved). The same bytes (tests compare the two).
+SSTFILTER_TARGET_BMI2 bool SolveDenseBmi2(const HashList& hashes, uint32_t m,
+                                          uint32_t r, uint32_t salt,
+                                          uint8_t* out) {
+  return SolveDenseAnyWidth(hashes, m, r, salt, out);
+}
+
 // Solves the dense system of `hashes` (at most 64) under `salt` and ORs
 // its r columns of m bits into the zeroed out[0, ceil(m r / 8)). False if
 // unsolvable (out untouched).
 bool BuildDense(const HashList& hashes, uint32_t m, uint32_t r, uint32_t salt,
                 uint8_t* out) {
-  return m + r <= 63 ? SolveDense<false>(hashes, m, r, salt, out)
-                     : SolveDense<true>(hashes, m, r, salt, out);
+  if (UseBmi2()) return SolveDenseBmi2(hashes, m, r, salt, out);
+  return SolveDenseAnyWidth(hashes, m, r, salt, out);
 }
 
 }  // namespace
