@@ -376,8 +376,9 @@ RibbonPlan PlanRibbonForms(const FilterSpec& spec, uint64_t n, bool segmented,
   if (n <= kRibbonMaxDenseSlots) {
     // The budget's bits, unless they miss the ceiling or, from 16 keys
     // on, the least geometry: then the least geometry's bits (as many
-    // columns as they buy: r, and for fewer keys than r + 8 the header
-    // byte's bits too). Each is non-decreasing in n, and so is the larger.
+    // columns as they buy: r, more only for at most r + 8 keys, as
+    // docs/FORMAT.md says). Each is non-decreasing in n, and so is the
+    // larger.
     const uint64_t least = DenseLeastBits(spec, n, ceiling);
     const bool spare = n >= kDenseSpareMinKeys && budget < least;
     const RibbonPlan start = rp;
