@@ -13,6 +13,7 @@
 namespace sstfilter {
 namespace {
 
+using internal::FormatDecimal;
 using internal::FormatNumber;
 using internal::ParseDecimal;
 using internal::ParseWhole;
@@ -57,23 +58,23 @@ bool HasKindCosts(const FilterSpec& s) {
 std::string FilterSpec::ToString() const {
   std::string s = auto_kind ? std::string(kAutoName) : FilterKindName(kind);
   s += ':';
-  s += FormatNumber(bits_per_key);
+  s += FormatDecimal(bits_per_key);
   if (seed != 0) s += ":seed=" + std::to_string(seed);
   if (keyed) s += ":keyed";
   if (salt) s += ":salt";
   const FilterSpec defaults;
   if (by_level) s += ":by_level";
   if (size_ratio != defaults.size_ratio) {
-    s += ":size_ratio=" + FormatNumber(size_ratio);
+    s += ":size_ratio=" + FormatDecimal(size_ratio);
   }
   if (l0_files != defaults.l0_files) {
     s += ":l0_files=" + std::to_string(l0_files);
   }
-  if (read_us != defaults.read_us) s += ":read_us=" + FormatNumber(read_us);
-  if (build_x != defaults.build_x) s += ":build_x=" + FormatNumber(build_x);
+  if (read_us != defaults.read_us) s += ":read_us=" + FormatDecimal(read_us);
+  if (build_x != defaults.build_x) s += ":build_x=" + FormatDecimal(build_x);
   for (const CostOption& c : kCostOptions) {
     if (this->*c.field != 0) {
-      s += std::string(":") + c.name + "=" + FormatNumber(this->*c.field);
+      s += std::string(":") + c.name + "=" + FormatDecimal(this->*c.field);
     }
   }
   return s;

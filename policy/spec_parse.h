@@ -19,10 +19,21 @@
 namespace sstfilter {
 namespace internal {
 
-// The shortest decimal that reads back as v ("9.5", "10").
+// The shortest form of v, for messages ("9.5", "10", "1e-20"): it may be
+// in exponent form, which ParseDecimal refuses; spec strings take
+// FormatDecimal.
 inline std::string FormatNumber(double v) {
   char buf[64];
   auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, res.ptr);
+}
+
+// The shortest decimal without an exponent that ParseDecimal reads back as
+// v ("9.5", "10", "0.00001"): FormatNumber's digits wherever those have no
+// exponent. Any finite double fits the buffer (at most ~345 characters).
+inline std::string FormatDecimal(double v) {
+  char buf[512];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::fixed);
   return std::string(buf, res.ptr);
 }
 

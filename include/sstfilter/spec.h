@@ -145,7 +145,8 @@ struct FilterSpec {
   // "bloom:10", "blocked_bloom:9.5", "cuckoo:12:seed=7",
   // "bloom:10:by_level:size_ratio=8" (tree options only if not default),
   // "ribbon:10:keyed:salt", "auto:10:read_us=20:ribbon_build_ns=80" (costs
-  // only if not default). No prefix.
+  // only if not default). No prefix; numbers are the shortest decimals that
+  // read back, never with an exponent ("read_us=0.00001").
   std::string ToString() const;
   // OK if a builder can be made from this spec: a buildable kind,
   // bits_per_key within [MinBitsPerKey(kind), MaxBitsPerKey(kind)], and the

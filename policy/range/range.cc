@@ -81,7 +81,7 @@ inline uint64_t WordFrom(const uint8_t* p, uint64_t pos) {
 
 std::string RangeFilterSpec::ToString() const {
   const RangeFilterSpec d;
-  std::string s = "range:" + internal::FormatNumber(bits_per_key);
+  std::string s = "range:" + internal::FormatDecimal(bits_per_key);
   if (offset != d.offset) s += ":offset=" + std::to_string(offset);
   if (len != d.len) s += ":len=" + std::to_string(len);
   if (max_range != d.max_range) s += ":max_range=" + std::to_string(max_range);

@@ -131,7 +131,7 @@ Status ParseFamily(std::string_view entry, std::string_view text, Policy* out) {
                 : ParseFilterKind(name, &kind) &&
                       ParseFilterSpec(ExampleSpec(kind), &example).ok();
   if (ok) {
-    probe.insert(colon, ":" + FormatNumber(example.bits_per_key));
+    probe.insert(colon, ":" + internal::FormatDecimal(example.bits_per_key));
     ok = ParseFilterSpec(probe, &spec).ok();
   }
   if (!ok) {
@@ -211,7 +211,7 @@ std::string FormatNumber(double v) { return internal::FormatNumber(v); }
 
 std::string Policy::ToString() const {
   if (const Builtin* b = FindBuiltin(family)) {
-    return std::string(b->name) + ":" + FormatNumber(bits_per_key);
+    return std::string(b->name) + ":" + internal::FormatDecimal(bits_per_key);
   }
   return family == Family::kSstfilter ? spec.ToString() : "none";
 }
