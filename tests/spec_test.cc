@@ -117,9 +117,9 @@ TEST(SpecTest, ToStringRoundTrips) {
   }
 }
 
-// Numbers whose shortest form has an exponent ("1e-05") are written without
-// one, since the grammar's decimals have none: the canonical string parses
-// back. (A fuzzer found read_us=.0000000377604902 written as 3.77604902e-08.)
+// Numbers whose shortest form has an exponent ("1e-05", "1e+06") are
+// written without one, since the grammar's decimals have none: the
+// canonical string parses back. (A fuzzer found read_us=.0000000377604902 written as 3.77604902e-08.)
 TEST(SpecTest, ToStringWritesNoExponent) {
   const struct {
     const char* text;
@@ -128,6 +128,9 @@ TEST(SpecTest, ToStringWritesNoExponent) {
       {"auto:1:read_us=.0000000377604902:keyed",
        "auto:1:keyed:read_us=0.0000000377604902"},
       {"auto:10:read_us=0.00001", "auto:10:read_us=0.00001"},
+      {"auto:10:read_us=0.0001", "auto:10:read_us=0.0001"},
+      {"auto:10:read_us=100000", "auto:10:read_us=100000"},
+      {"auto:10:read_us=1000000", "auto:10:read_us=1000000"},  // its maximum
       {"auto:10:bloom_query_ns=0.0000125", "auto:10:bloom_query_ns=0.0000125"},
       {"auto:10:ribbon_build_ns=0.00002", "auto:10:ribbon_build_ns=0.00002"},
   };
