@@ -107,6 +107,32 @@ TEST(RibbonTest, PortableAndBmi2SolversWriteTheSameBytes) {
   }
 }
 
+// With AVX2, dense systems of 16 keys or more are solved a column at a time
+// (ribbon_dense.cc), else a row at a time: the same bytes at every n, with
+// fingerprints packed beside the slots (ribbon:2 to 9.5) or apart (15 and
+// 31 bits: m + r > 64 from ~50 and ~33 keys), and with a repeated key.
+TEST(RibbonTest, DenseSolversWriteTheSameBytesAtEveryN) {
+  if (!internal::CpuHasAvx2()) GTEST_SKIP() << "this CPU runs only one";
+  const std::vector<uint64_t> all = Hashes(3 * 64);
+  for (const char* spec :
+       {"ribbon:2", "ribbon:7.1", "ribbon:9.5", "ribbon:15", "ribbon:31"}) {
+    for (uint64_t n = 0; n <= 64; n++) {
+      for (uint64_t set = 0; set < 3; set++) {
+        std::vector<uint64_t> h(all.begin() + 64 * set,
+                                all.begin() + 64 * set + n);
+        if (set == 2 && n >= 2) h[n - 1] = h[0];
+        std::string fast, portable;
+        internal::AppendRibbonFilter(test::MustParse(spec), h, &fast);
+        internal::PortableOnlyForTest().store(true);
+        internal::AppendRibbonFilter(test::MustParse(spec), h, &portable);
+        internal::PortableOnlyForTest().store(false);
+        ASSERT_EQ(Hex(portable), Hex(fast))
+            << spec << " n=" << n << " set " << set;
+      }
+    }
+  }
+}
+
 TEST(RibbonTest, NoFalseNegativesAtEveryN) {
   // Every n from 0 to 5000 at 10 bits per key (dense to n = 64, banded or
   // Bloom above), and every 7th n at a fractional 7.3 bits per key.
