@@ -327,7 +327,7 @@ class Harness {
 
 TEST_P(RocksDBKindTest, ZeroKeysGiveANonEmptyNeverMatchingFilter) {
   // RocksDB reads an EMPTY filter slice as "no filter" (always may match);
-  // ours for zero keys is the format's 5-byte empty filter instead.
+  // ours for zero keys is the format's 8-byte empty filter instead.
   Harness h(Policy());
   auto b = h.Builder();
   ASSERT_NE(b, nullptr);

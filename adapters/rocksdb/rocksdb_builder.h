@@ -53,7 +53,7 @@ class RocksDBBitsBuilder final : public rocksdb::FilterBitsBuilder {
   // The core's count: 0 if and only if nothing was added.
   size_t EstimateEntriesAdded() override;
 
-  // Zero entries give the 5-byte "never matches" filter, never an empty
+  // Zero entries give the 8-byte "never matches" filter, never an empty
   // slice (which RocksDB would read as "no filter").
   rocksdb::Slice Finish(std::unique_ptr<const char[]>* buf) override;
   // RocksDB's Finish(buf, status) calls the one above: not hidden.

@@ -141,11 +141,11 @@ class FilterReader {
   // A reader that matches every key.
   FilterReader() = default;
 
-  // Validates the trailer and sizes of `filter` (without reading the
-  // payload) and returns a reader over it. Anything it does not understand
-  // gives a reader that matches every key; Open never fails otherwise. A
-  // keyed filter reads only with the writer's secret (same key_id()),
-  // which must then outlive the reader; otherwise it matches every key.
+  // Validates the trailer and sizes of `filter` and returns a reader over
+  // it. Anything it does not understand gives a reader that matches every
+  // key; Open never fails otherwise. A keyed filter reads only with the
+  // writer's secret (same key_id()), which must then outlive the reader;
+  // otherwise it matches every key.
   // Open also checks the payload against the trailer's check (filters
   // written since format version 4; docs/FORMAT.md): damaged bytes give a
   // reader that matches every key. That reads every byte once.

@@ -60,9 +60,10 @@ leveldb::Status NewLevelDBFilterPolicy(
 // keyed spec ("bloom:10:keyed") requires. Any spec reads keyed filters
 // written with `secret`, and answers "may match" for keyed filters of
 // another secret, or of any secret if `secret` is null. A keyed filter
-// ends in a 10-byte trailer (its key id included) instead of the 2-byte
-// compact one: about 1.8 bits per key more at LevelDB's ~36 keys per
-// filter; salt ("keyed:salt") adds its 8-byte seed.
+// ends in a full trailer (its key id included) instead of the 2-byte
+// compact one: at LevelDB's ~36 keys per filter 13 bytes for a Bloom
+// filter, 18 for the ribbon kind's, so 2.4 and 3.3 bits per key more;
+// salt ("keyed:salt") adds its 8-byte seed.
 leveldb::Status NewLevelDBFilterPolicy(
     const std::string& spec, std::shared_ptr<const FilterSecret> secret,
     std::unique_ptr<const leveldb::FilterPolicy>* out);
